@@ -1,0 +1,179 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: market-data feed decoding.
+ *
+ * Ethernet [802.1Q] / IPv4 / UDP multicast / MoldUDP64 / ITCH 5.0, from a
+ * frame's bytes to validated, sequenced ITCH messages, zero-copy.
+ *
+ *   struct hgw_feed_pkt p;
+ *   if (hgw_feed_packet(f, data, len, &p) > 0)
+ *           while ((msg = hgw_feed_next(f, &p, &mlen)) != NULL)
+ *                   ... msg is an ITCH message of a known type whose
+ *                   ... length matches it, sequence p.seq - 1
+ *
+ * A struct hgw_feed belongs to one lcore (a worker keeps its own, so
+ * replicas never share state): nothing here is atomic, allocates, logs or
+ * makes a system call. Every frame that is not fully used is counted under
+ * exactly one reason of HGW_FEED_DROPS.
+ */
+#ifndef HGW_FEED_H
+#define HGW_FEED_H
+
+#include <stdint.h>
+#include <stddef.h>
+
+#include "hgw_itch.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Drop reasons, one table (X-macro: code, name, help). The first group is
+ * per frame, the ITCH_* ones per message. */
+#define HGW_FEED_DROPS(X)                                                      \
+	X(ETH_SHORT,      "eth_short",       "frame shorter than an Ethernet header") \
+	X(NOT_IPV4,       "not_ipv4",        "EtherType (after any VLAN tag) is not IPv4") \
+	X(VLAN_MISMATCH,  "vlan_mismatch",   "802.1Q VLAN id differs from the configured one") \
+	X(IP_BAD_HEADER,  "ip_bad_header",   "IPv4 version, header length or total length invalid") \
+	X(IP_TRUNCATED,   "ip_truncated",    "IPv4 total length runs past the end of the frame") \
+	X(IP_FRAGMENT,    "ip_fragment",     "IPv4 fragment (MF set or offset non-zero)") \
+	X(NOT_UDP,        "not_udp",         "IPv4 protocol is not UDP")                \
+	X(UDP_BAD_LENGTH, "udp_bad_length",  "UDP length below 8 or beyond the IPv4 payload") \
+	X(NOT_FEED,       "not_feed",        "destination group or port is not the configured feed") \
+	X(MOLD_SHORT,     "mold_short",      "UDP payload shorter than the 20-byte MoldUDP64 header") \
+	X(MOLD_TRUNCATED, "mold_truncated",  "a message block or the message count runs past the packet") \
+	X(MOLD_TRAILING,  "mold_trailing",   "bytes left after the last message block") \
+	X(MOLD_SESSIONS,  "mold_too_many_sessions", "more MoldUDP64 sessions than the tracker holds") \
+	X(MOLD_DUPLICATE, "mold_duplicate",  "every message of the packet was already seen") \
+	X(MOLD_AFTER_END, "mold_after_end",  "packet after the session's end-of-session") \
+	X(ITCH_BAD_LENGTH,"itch_bad_length", "ITCH message length does not match its type") \
+	X(ITCH_UNKNOWN,   "itch_unknown_type", "ITCH message type not in ITCH 5.0")
+
+enum hgw_feed_drop {
+#define HGW_FEED_DROP_ENUM(code, name, help) HGW_FEED_DROP_##code,
+	HGW_FEED_DROPS(HGW_FEED_DROP_ENUM)
+#undef HGW_FEED_DROP_ENUM
+	HGW_FEED_DROP_MAX
+};
+
+const char *hgw_feed_drop_name(enum hgw_feed_drop d);
+const char *hgw_feed_drop_help(enum hgw_feed_drop d);
+/* Reason code from its name, or -1. */
+int hgw_feed_drop_by_name(const char *name);
+
+#define HGW_MOLD_HDR_LEN      20
+#define HGW_MOLD_SESSION_LEN  10
+#define HGW_MOLD_END_SESSION  0xFFFFu
+#define HGW_FEED_MAX_SESSIONS 4
+
+struct hgw_feed_conf {
+	uint32_t group;     /* IPv4 destination, host byte order; 0 = any */
+	uint16_t port;      /* UDP destination port; 0 = any */
+	uint16_t vlan;      /* required 802.1Q VLAN id; 0 = tag optional, any id */
+};
+
+/* Sequence state of one MoldUDP64 session. */
+struct hgw_feed_session {
+	char name[HGW_MOLD_SESSION_LEN];
+	uint8_t ended;          /* end-of-session seen */
+	uint64_t next_seq;      /* next expected sequence number (starts at 1) */
+	uint64_t packets;       /* data packets with at least one new message */
+	uint64_t messages;      /* new messages handed out */
+	uint64_t heartbeats;
+	uint64_t gaps;          /* times the sequence jumped ahead */
+	uint64_t gap_messages;  /* messages skipped by those jumps */
+	uint64_t dup_packets;   /* packets entirely already seen */
+	uint64_t dup_messages;  /* already-seen messages (whole or partial packets) */
+};
+
+struct hgw_feed_stats {
+	uint64_t frames;             /* frames offered */
+	uint64_t mold_packets;       /* data packets with at least one new message */
+	uint64_t messages;           /* new, valid ITCH messages handed out */
+	uint64_t heartbeats;
+	uint64_t end_of_session;
+	uint64_t gaps;
+	uint64_t gap_messages;
+	uint64_t dup_messages;
+	uint64_t drops[HGW_FEED_DROP_MAX];
+	uint64_t by_type[256];       /* valid messages handed out, by type byte */
+};
+
+struct hgw_feed {
+	struct hgw_feed_conf conf;
+	uint32_t nsessions;
+	struct hgw_feed_session sessions[HGW_FEED_MAX_SESSIONS];
+	struct hgw_feed_stats stats;
+};
+
+/* One accepted MoldUDP64 packet, positioned at its first new message. */
+struct hgw_feed_pkt {
+	const uint8_t *next;    /* next message block (length prefix) */
+	uint64_t seq;           /* sequence number of that block */
+	uint16_t left;          /* blocks left to hand out */
+	uint16_t session;       /* index into hgw_feed.sessions */
+	uint8_t gap;            /* 1 when a gap was detected on this packet */
+	uint8_t end;            /* 1 for end-of-session */
+};
+
+/* Initialise a feed decoder; returns 0 or -EINVAL (NULL argument). */
+int hgw_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf);
+
+/* Decode one frame. Returns the number of new messages it carries (>= 0;
+ * 0 for a heartbeat, end-of-session or a packet with no new message), or
+ * -(1 + reason) when the frame is dropped (reason counted in stats.drops).
+ * On success p is ready for hgw_feed_next(). The sequence state advances
+ * as soon as the packet is accepted: messages not pulled with
+ * hgw_feed_next() are still considered received. */
+int hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
+		    struct hgw_feed_pkt *p);
+
+/* Decode the reason of a negative hgw_feed_packet() result. */
+static inline enum hgw_feed_drop
+hgw_feed_reason(int rc)
+{
+	return (enum hgw_feed_drop)(-rc - 1);
+}
+
+/* Next valid message of an accepted packet, or NULL when none is left.
+ * Messages of an unknown type or with a length that does not match their
+ * type are counted and skipped (they still consume a sequence number).
+ * *len receives the message length; p->seq - 1 is its sequence number. */
+static inline const uint8_t *
+hgw_feed_next(struct hgw_feed *f, struct hgw_feed_pkt *p, uint16_t *len)
+{
+	while (p->left != 0) {
+		const uint8_t *blk = p->next;
+		uint16_t l = hgw_be16(blk);
+		const uint8_t *msg = blk + 2;
+
+		p->next = msg + l;
+		p->left--;
+		p->seq++;
+		/* Block bounds were checked by hgw_feed_packet; a zero-length
+		 * block has no type byte, so test l first. */
+		if (__builtin_expect(l != 0 && hgw_itch_msg_len[msg[0]] == l, 1)) {
+			f->stats.messages++;
+			f->stats.by_type[msg[0]]++;
+			*len = l;
+			return msg;
+		}
+		if (l != 0 && hgw_itch_msg_len[msg[0]] == 0)
+			f->stats.drops[HGW_FEED_DROP_ITCH_UNKNOWN]++;
+		else
+			f->stats.drops[HGW_FEED_DROP_ITCH_BAD_LENGTH]++;
+	}
+	return NULL;
+}
+
+/* Sum of all drop counters (frames and messages). */
+uint64_t hgw_feed_drops_total(const struct hgw_feed_stats *s);
+
+/* Add b's counters into a (for reports over several decoders). */
+void hgw_feed_stats_add(struct hgw_feed_stats *a,
+			const struct hgw_feed_stats *b);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGW_FEED_H */

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire tests: Ethernet..ITCH decoding, drop reasons, sequencing.
+ */
+#include <stdlib.h>
+
+#include "hgw_feed.h"
+#include "hgw_test.h"
+#include "frame_build.h"
+
+static const char all_types[] = "SRHYLVWKJhAFECXDUPQBIN";
+static const uint8_t all_lens[] = { 12, 39, 25, 20, 26, 35, 12, 28, 35, 21,
+	36, 40, 31, 36, 23, 19, 35, 44, 40, 19, 50, 20 };
+
+static struct hgw_feed feed;
+
+static void
+feed_reset(uint16_t vlan)
+{
+	struct hgw_feed_conf c = { .group = FB_GROUP, .port = FB_PORT,
+				   .vlan = vlan };
+
+	hgw_feed_init(&feed, &c);
+}
+
+/* Decode a frame and pull every message; returns hgw_feed_packet's rc and
+ * the number of messages handed out in *got. */
+static int
+run(const struct fb *f, uint32_t len, int *got)
+{
+	struct hgw_feed_pkt p;
+	uint16_t mlen;
+	int rc = hgw_feed_packet(&feed, f->buf, len, &p);
+
+	*got = 0;
+	if (rc > 0)
+		while (hgw_feed_next(&feed, &p, &mlen) != NULL)
+			(*got)++;
+	return rc;
+}
+
+static int
+drops(enum hgw_feed_drop d)
+{
+	return (int)feed.stats.drops[d];
+}
+
+static void
+test_length_table(void)
+{
+	HGW_CHECK_EQ(sizeof(all_types) - 1, sizeof(all_lens));
+	for (size_t i = 0; i < sizeof(all_lens); i++) {
+		HGW_CHECK_EQ(hgw_itch_msg_len[(uint8_t)all_types[i]], all_lens[i]);
+		HGW_CHECK(hgw_itch_type_name((uint8_t)all_types[i]) != NULL);
+	}
+	int defined = 0;
+
+	for (int t = 0; t < 256; t++)
+		defined += hgw_itch_msg_len[t] != 0;
+	HGW_CHECK_EQ(defined, sizeof(all_lens));
+	HGW_CHECK(hgw_itch_type_name('Z') == NULL);
+}
+
+/* Every type at its exact length is handed out; one byte short or long
+ * is counted as a bad length and skipped; an unknown type is counted. */
+static void
+test_every_type_exact_short_long(void)
+{
+	uint8_t m[64];
+	uint64_t seq = 1;
+
+	feed_reset(0);
+	for (size_t i = 0; i < sizeof(all_lens); i++) {
+		uint8_t t = (uint8_t)all_types[i];
+		uint16_t l = all_lens[i];
+		struct fb f;
+		int got;
+
+		fb_start(&f, 0, "S1", seq);
+		fb_msg(&f, m, fb_itch(m, t, 1, l));
+		fb_msg(&f, m, fb_itch(m, t, 1, (uint16_t)(l - 1)));
+		fb_msg(&f, m, fb_itch(m, t, 1, (uint16_t)(l + 1)));
+		HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 3);
+		HGW_CHECK_EQ(got, 1);
+		HGW_CHECK_EQ(feed.stats.by_type[t], 1);
+		seq += 3;
+	}
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_ITCH_BAD_LENGTH), 2 * sizeof(all_lens));
+	HGW_CHECK_EQ(feed.stats.messages, sizeof(all_lens));
+
+	struct fb f;
+	int got;
+
+	fb_start(&f, 0, "S1", seq);
+	fb_msg(&f, m, fb_itch(m, 'Z', 1, 20));
+	fb_msg(&f, m, 0);                       /* zero-length block */
+	fb_msg(&f, m, fb_itch(m, 'A', 1, 36));
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 3);
+	HGW_CHECK_EQ(got, 1);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_ITCH_UNKNOWN), 1);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_ITCH_BAD_LENGTH), 2 * sizeof(all_lens) + 1);
+	/* bad messages still consume their sequence numbers */
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, seq + 3);
+}
+
+static void
+test_typed_views(void)
+{
+	uint8_t m[64];
+	struct hgw_itch_add_order *a = (struct hgw_itch_add_order *)m;
+
+	fb_itch(m, 'A', 0x1234, 36);
+	hgw_put_be48(a->h.timestamp, 34200000000123ull);
+	hgw_put_be64(a->order_ref, 0x0102030405060708ull);
+	a->side = 'S';
+	hgw_put_be32(a->shares, 300);
+	memcpy(a->stock, "AAPL    ", 8);
+	hgw_put_be32(a->price, 1234500);
+	HGW_CHECK_EQ(m[1], 0x12);
+	HGW_CHECK_EQ(m[2], 0x34);
+	HGW_CHECK_EQ(hgw_itch_locate(m), 0x1234);
+	HGW_CHECK_EQ(hgw_itch_timestamp(m), 34200000000123ull);
+	HGW_CHECK_EQ(m[11], 0x01);              /* order ref @11, big-endian */
+	HGW_CHECK_EQ(m[18], 0x08);
+	HGW_CHECK_EQ(m[19], 'S');               /* side @19 */
+	HGW_CHECK_EQ(hgw_be32(m + 20), 300);    /* shares @20 */
+	HGW_CHECK(memcmp(m + 24, "AAPL", 4) == 0);
+	HGW_CHECK_EQ(hgw_be32(m + 32), 1234500); /* price @32 */
+
+	struct hgw_itch_order_replace *u = (struct hgw_itch_order_replace *)m;
+
+	fb_itch(m, 'U', 1, 35);
+	hgw_put_be64(u->new_ref, 77);
+	hgw_put_be32(u->price, 99);
+	HGW_CHECK_EQ(hgw_be64(m + 19), 77);     /* new ref @19 */
+	HGW_CHECK_EQ(hgw_be32(m + 31), 99);     /* price @31 */
+}
+
+static void
+test_vlan(void)
+{
+	uint8_t m[64];
+	struct fb f;
+	int got;
+
+	feed_reset(0);
+	fb_start(&f, 141, "S1", 1);
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);   /* any tag accepted */
+
+	feed_reset(141);
+	fb_start(&f, 141, "S1", 1);
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	fb_start(&f, 142, "S1", 2);
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	HGW_CHECK(run(&f, fb_finish(&f), &got) < 0);
+	fb_start(&f, 0, "S1", 2);
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	HGW_CHECK(run(&f, fb_finish(&f), &got) < 0);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_VLAN_MISMATCH), 2);
+}
+
+/* One frame per drop reason of the L2..L4 and MoldUDP64 layers. */
+static void
+test_frame_drops(void)
+{
+	uint8_t m[64];
+	struct fb f;
+	uint32_t len;
+	int got, rc;
+
+	feed_reset(0);
+#define FRESH() do { fb_start(&f, 0, "S1", 1); \
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12)); len = fb_finish(&f); } while (0)
+#define EXPECT(reason) do { rc = run(&f, len, &got);                     \
+	HGW_CHECK(rc < 0);                                                  \
+	HGW_CHECK_EQ(hgw_feed_reason(rc), HGW_FEED_DROP_##reason);          \
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_##reason), 1); } while (0)
+
+	FRESH(); len = 13; EXPECT(ETH_SHORT);
+	FRESH(); hgw_put_be16(f.buf + 12, 0x0806); EXPECT(NOT_IPV4);
+	FRESH(); f.buf[f.ip] = 0x65; EXPECT(IP_BAD_HEADER);
+	FRESH(); len = f.ip + 19; EXPECT(IP_TRUNCATED);
+	feed_reset(0);
+	FRESH(); f.buf[f.ip] = 0x44; EXPECT(IP_BAD_HEADER);  /* ihl 4 */
+	feed_reset(0);
+	FRESH(); len -= 1; EXPECT(IP_TRUNCATED);             /* cut short */
+	FRESH(); hgw_put_be16(f.buf + f.ip + 6, 0x2000); EXPECT(IP_FRAGMENT);
+	feed_reset(0);
+	FRESH(); hgw_put_be16(f.buf + f.ip + 6, 0x0001); EXPECT(IP_FRAGMENT);
+	FRESH(); f.buf[f.ip + 9] = 6; EXPECT(NOT_UDP);
+	FRESH(); hgw_put_be16(f.buf + f.ip + 24, 7); EXPECT(UDP_BAD_LENGTH);
+	feed_reset(0);
+	FRESH(); hgw_put_be16(f.buf + f.ip + 24, 2000); EXPECT(UDP_BAD_LENGTH);
+	FRESH(); hgw_put_be32(f.buf + f.ip + 16, 0xE9360C70); EXPECT(NOT_FEED);
+	feed_reset(0);
+	FRESH(); hgw_put_be16(f.buf + f.ip + 22, 1); EXPECT(NOT_FEED);
+	/* UDP payload of 19 bytes: shorter than the MoldUDP64 header */
+	FRESH(); len = f.mold + 19; hgw_put_be16(f.buf + f.ip + 2, (uint16_t)(len - f.ip));
+	hgw_put_be16(f.buf + f.ip + 24, (uint16_t)(len - f.ip - 20));
+	EXPECT(MOLD_SHORT);
+	/* count beyond the blocks present */
+	FRESH(); len = fb_finish_count(&f, 2); EXPECT(MOLD_TRUNCATED);
+	/* a block length running past the packet */
+	feed_reset(0);
+	FRESH(); hgw_put_be16(f.buf + f.mold + 20, 13); EXPECT(MOLD_TRUNCATED);
+	/* bytes after the last block */
+	FRESH(); f.len += 3; len = fb_finish_count(&f, 1); EXPECT(MOLD_TRAILING);
+	HGW_CHECK_EQ(feed.stats.messages, 0);
+	HGW_CHECK_EQ(feed.nsessions, 1);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 1);	/* drops do not advance */
+
+	/* Ethernet padding after the IPv4 packet is fine. */
+	FRESH(); len += 10;
+	HGW_CHECK_EQ(run(&f, len, &got), 1);
+	HGW_CHECK_EQ(got, 1);
+#undef FRESH
+#undef EXPECT
+}
+
+static void
+test_sequencing(void)
+{
+	uint8_t m[64];
+	struct fb f;
+	struct hgw_feed_pkt p;
+	uint16_t l;
+	int got;
+
+	feed_reset(0);
+	fb_itch(m, 'S', 0, 12);
+	/* seq 1..3 */
+	fb_start(&f, 0, "S1", 1);
+	for (int i = 0; i < 3; i++)
+		fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 3);
+	/* gap: 4..9 missing, 10..11 arrive */
+	fb_start(&f, 0, "S1", 10);
+	fb_msg(&f, m, 12);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish(&f), &p), 2);
+	HGW_CHECK_EQ(p.gap, 1);
+	HGW_CHECK_EQ(p.seq, 10);
+	HGW_CHECK(hgw_feed_next(&feed, &p, &l) != NULL);
+	HGW_CHECK_EQ(p.seq, 11);        /* seq of the message just returned + 1 */
+	HGW_CHECK(hgw_feed_next(&feed, &p, &l) != NULL);
+	HGW_CHECK(hgw_feed_next(&feed, &p, &l) == NULL);
+	HGW_CHECK_EQ(feed.stats.gaps, 1);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 6);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 12);
+	/* whole duplicate (seq 1..3 again) */
+	fb_start(&f, 0, "S1", 1);
+	for (int i = 0; i < 3; i++)
+		fb_msg(&f, m, 12);
+	HGW_CHECK(run(&f, fb_finish(&f), &got) < 0);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_MOLD_DUPLICATE), 1);
+	HGW_CHECK_EQ(feed.stats.dup_messages, 3);
+	/* partial overlap: 10..14, only 12..14 are new */
+	fb_start(&f, 0, "S1", 10);
+	for (int i = 0; i < 5; i++) {
+		hgw_put_be16(m + 3, (uint16_t)(10 + i));   /* tracking = seq */
+		fb_msg(&f, m, 12);
+	}
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish(&f), &p), 3);
+	HGW_CHECK_EQ(p.gap, 0);
+	HGW_CHECK_EQ(p.seq, 12);
+	const uint8_t *msg = hgw_feed_next(&feed, &p, &l);
+
+	HGW_CHECK(msg != NULL && hgw_be16(msg + 3) == 12);
+	HGW_CHECK_EQ(feed.stats.dup_messages, 5);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 15);
+	/* heartbeat at the expected number: no gap; ahead: a gap */
+	fb_start(&f, 0, "S1", 15);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 0);
+	fb_start(&f, 0, "S1", 20);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish(&f), &p), 0);
+	HGW_CHECK_EQ(p.gap, 1);
+	HGW_CHECK_EQ(feed.stats.heartbeats, 2);
+	HGW_CHECK_EQ(feed.stats.gaps, 2);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 11);
+	/* end of session, then its duplicate, then data after the end */
+	fb_start(&f, 0, "S1", 20);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish_count(&f, 0xFFFF), &p), 0);
+	HGW_CHECK_EQ(p.end, 1);
+	HGW_CHECK_EQ(feed.sessions[0].ended, 1);
+	HGW_CHECK(run(&f, fb_finish_count(&f, 0xFFFF), &got) < 0);
+	fb_start(&f, 0, "S1", 20);
+	fb_msg(&f, m, 12);
+	HGW_CHECK(run(&f, fb_finish(&f), &got) < 0);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_MOLD_AFTER_END), 1);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_MOLD_DUPLICATE), 2);
+	HGW_CHECK_EQ(feed.stats.end_of_session, 1);
+	/* a sequence that would wrap is not a real packet */
+	fb_start(&f, 0, "S2", UINT64_MAX);
+	fb_msg(&f, m, 12);
+	HGW_CHECK(run(&f, fb_finish(&f), &got) < 0);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_MOLD_TRUNCATED), 1);
+}
+
+static void
+test_sessions(void)
+{
+	uint8_t m[64];
+	struct fb f;
+	int got;
+	char name[11];
+
+	feed_reset(0);
+	fb_itch(m, 'S', 0, 12);
+	for (int s = 0; s < HGW_FEED_MAX_SESSIONS + 1; s++) {
+		snprintf(name, sizeof(name), "SESS%06d", s);
+		fb_start(&f, 0, name, 1);
+		fb_msg(&f, m, 12);
+		int rc = run(&f, fb_finish(&f), &got);
+
+		if (s < HGW_FEED_MAX_SESSIONS)
+			HGW_CHECK_EQ(rc, 1);
+		else
+			HGW_CHECK_EQ(hgw_feed_reason(rc), HGW_FEED_DROP_MOLD_SESSIONS);
+	}
+	/* sessions keep separate sequence numbers */
+	fb_start(&f, 0, "SESS000001", 2);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	HGW_CHECK_EQ(feed.sessions[1].next_seq, 3);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 2);
+	HGW_CHECK_EQ(feed.stats.gaps, 0);
+}
+
+static void
+test_reason_names(void)
+{
+	for (int d = 0; d < HGW_FEED_DROP_MAX; d++) {
+		const char *n = hgw_feed_drop_name((enum hgw_feed_drop)d);
+
+		HGW_CHECK(n != NULL && *n != '\0');
+		HGW_CHECK_EQ(hgw_feed_drop_by_name(n), d);
+		HGW_CHECK(*hgw_feed_drop_help((enum hgw_feed_drop)d) != '\0');
+	}
+	HGW_CHECK_EQ(hgw_feed_drop_by_name("nope"), -1);
+}
+
+static void
+test_stats_add(void)
+{
+	struct hgw_feed_stats a, b;
+
+	memset(&a, 0, sizeof(a));
+	memset(&b, 0, sizeof(b));
+	a.messages = 2;
+	b.messages = 3;
+	b.by_type['A'] = 7;
+	b.drops[HGW_FEED_DROP_NOT_FEED] = 1;
+	hgw_feed_stats_add(&a, &b);
+	HGW_CHECK_EQ(a.messages, 5);
+	HGW_CHECK_EQ(a.by_type['A'], 7);
+	HGW_CHECK_EQ(hgw_feed_drops_total(&a), 1);
+}
+
+int
+main(void)
+{
+	HGW_TEST(test_length_table);
+	HGW_TEST(test_every_type_exact_short_long);
+	HGW_TEST(test_typed_views);
+	HGW_TEST(test_vlan);
+	HGW_TEST(test_frame_drops);
+	HGW_TEST(test_sequencing);
+	HGW_TEST(test_sessions);
+	HGW_TEST(test_reason_names);
+	HGW_TEST(test_stats_add);
+	return hgw_test_done();
+}
