@@ -1,0 +1,257 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: configuration keys, defaults and validation.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <arpa/inet.h>
+
+#include <rte_cfgfile.h>
+#include <rte_common.h>
+
+#include "config.h"
+
+enum key_type { KEY_U16, KEY_U32, KEY_BOOL, KEY_IPV4 };
+
+struct key {
+	const char *section;
+	const char *name;
+	enum key_type type;
+	size_t offset;
+	uint64_t min, max;
+	const char *def;      /* default, parsed like a file value */
+};
+
+#define K(sec, nm, ty, field, lo, hi, dflt) \
+	{ sec, nm, ty, offsetof(struct hgw_config, field), lo, hi, dflt }
+
+/* The one list of keys. conf/demo.ini documents each of them. */
+static const struct key keys[] = {
+	K("feed", "group",    KEY_IPV4, feed.group, 0, 0, "233.54.12.111"),
+	K("feed", "port",     KEY_U16,  feed.port, 0, 65535, "26477"),
+	K("feed", "vlan",     KEY_U16,  feed.vlan, 0, 4094, "0"),
+	K("book", "instruments", KEY_U32, book.max_instruments, 1, 65536, "8192"),
+	K("book", "orders",   KEY_U32,  book.max_orders, 1, 1u << 30, "1048576"),
+	K("book", "levels",   KEY_U32,  book.max_levels, 1, 65536, "256"),
+	K("rx",   "port",     KEY_U16,  rx_port, 0, RTE_MAX_ETHPORTS - 1, "0"),
+	K("rx",   "burst",    KEY_U16,  burst, 1, 512, "32"),
+	K("rx",   "descriptors", KEY_U16, rx_desc, 64, 32768, "1024"),
+	K("rx",   "mbufs",    KEY_U32,  mbufs, 1023, 1u << 24, "16383"),
+	K("run",  "workers",  KEY_U32,  workers, 1, HGW_MAX_WORKERS, "1"),
+	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
+	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),
+};
+
+static const struct key *
+key_find(const char *section, const char *name)
+{
+	for (size_t i = 0; i < RTE_DIM(keys); i++)
+		if (strcmp(keys[i].section, section) == 0 &&
+		    strcmp(keys[i].name, name) == 0)
+			return &keys[i];
+	return NULL;
+}
+
+static int
+section_known(const char *section)
+{
+	for (size_t i = 0; i < RTE_DIM(keys); i++)
+		if (strcmp(keys[i].section, section) == 0)
+			return 1;
+	return 0;
+}
+
+static int
+parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+
+	if (*s == '\0' || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 0);
+	if (errno != 0 || *end != '\0')
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* Parse value into the field of k. Returns 0 or -1 with err set. */
+static int
+key_set(struct hgw_config *c, const struct key *k, const char *value,
+	const char *where, char *err, size_t errlen)
+{
+	void *field = (char *)c + k->offset;
+	uint64_t v;
+
+	switch (k->type) {
+	case KEY_U16:
+	case KEY_U32:
+		if (parse_u64(value, &v) < 0 || v < k->min || v > k->max) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected an integer %" PRIu64 "..%" PRIu64 ")",
+				 where, k->section, k->name, value, k->min, k->max);
+			return -1;
+		}
+		if (k->type == KEY_U16)
+			*(uint16_t *)field = (uint16_t)v;
+		else
+			*(uint32_t *)field = (uint32_t)v;
+		return 0;
+	case KEY_BOOL:
+		if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") ||
+		    !strcmp(value, "1") || !strcasecmp(value, "on"))
+			*(uint32_t *)field = 1;
+		else if (!strcasecmp(value, "no") ||
+			 !strcasecmp(value, "false") || !strcmp(value, "0") ||
+			 !strcasecmp(value, "off"))
+			*(uint32_t *)field = 0;
+		else {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected yes or no)",
+				 where, k->section, k->name, value);
+			return -1;
+		}
+		return 0;
+	case KEY_IPV4: {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, value, &a) != 1) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected an IPv4 address)",
+				 where, k->section, k->name, value);
+			return -1;
+		}
+		*(uint32_t *)field = ntohl(a.s_addr);
+		return 0;
+	}
+	}
+	return -1;
+}
+
+void
+hgw_config_defaults(struct hgw_config *c)
+{
+	char err[256];
+
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < RTE_DIM(keys); i++)
+		if (key_set(c, &keys[i], keys[i].def, "default", err,
+			    sizeof(err)) < 0)
+			abort();	/* a default that does not parse is a bug */
+}
+
+int
+hgw_config_load(struct hgw_config *c, const char *path, char *err,
+		size_t errlen)
+{
+	struct rte_cfgfile *cf = rte_cfgfile_load(path, 0);
+	int rc = 0;
+
+	if (cf == NULL) {
+		snprintf(err, errlen, "%s: cannot read or parse the file", path);
+		return -1;
+	}
+	int nsec = rte_cfgfile_num_sections(cf, NULL, 0);
+
+	for (int s = 0; s < nsec && rc == 0; s++) {
+		char sec[CFG_NAME_LEN];
+		int n = rte_cfgfile_section_num_entries_by_index(cf, sec, s);
+
+		if (n < 0)
+			break;
+		if (!section_known(sec)) {
+			snprintf(err, errlen, "%s: unknown section [%s]", path, sec);
+			rc = -1;
+			break;
+		}
+		struct rte_cfgfile_entry *e = calloc(n > 0 ? (size_t)n : 1, sizeof(*e));
+
+		if (e == NULL) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			rc = -1;
+			break;
+		}
+		n = rte_cfgfile_section_entries_by_index(cf, s, sec, e, n);
+		for (int i = 0; i < n && rc == 0; i++) {
+			const struct key *k = key_find(sec, e[i].name);
+
+			if (k == NULL) {
+				snprintf(err, errlen, "%s: unknown key [%s] %s",
+					 path, sec, e[i].name);
+				rc = -1;
+			} else {
+				rc = key_set(c, k, e[i].value, path, err, errlen);
+			}
+		}
+		free(e);
+	}
+	rte_cfgfile_close(cf);
+	return rc;
+}
+
+int
+hgw_config_set(struct hgw_config *c, const char *assignment, char *err,
+	       size_t errlen)
+{
+	char buf[256];
+	const char *eq = strchr(assignment, '=');
+	const char *dot = strchr(assignment, '.');
+
+	if (eq == NULL || dot == NULL || dot > eq ||
+	    strlen(assignment) >= sizeof(buf)) {
+		snprintf(err, errlen,
+			 "--set '%s': expected section.key=value", assignment);
+		return -1;
+	}
+	memcpy(buf, assignment, strlen(assignment) + 1);
+	buf[dot - assignment] = '\0';
+	buf[eq - assignment] = '\0';
+
+	const char *sec = buf, *name = buf + (dot - assignment) + 1;
+	const struct key *k = key_find(sec, name);
+
+	if (k == NULL) {
+		snprintf(err, errlen, "--set: unknown key [%s] %s", sec, name);
+		return -1;
+	}
+	return key_set(c, k, eq + 1, "--set", err, errlen);
+}
+
+void
+hgw_config_print(const struct hgw_config *c, FILE *out)
+{
+	const char *cur = "";
+
+	for (size_t i = 0; i < RTE_DIM(keys); i++) {
+		const struct key *k = &keys[i];
+		const void *field = (const char *)c + k->offset;
+
+		if (strcmp(cur, k->section) != 0) {
+			fprintf(out, "%s[%s]\n", i ? "\n" : "", k->section);
+			cur = k->section;
+		}
+		switch (k->type) {
+		case KEY_U16:
+			fprintf(out, "%s = %u\n", k->name, *(const uint16_t *)field);
+			break;
+		case KEY_U32:
+			fprintf(out, "%s = %u\n", k->name, *(const uint32_t *)field);
+			break;
+		case KEY_BOOL:
+			fprintf(out, "%s = %s\n", k->name,
+				*(const uint32_t *)field ? "yes" : "no");
+			break;
+		case KEY_IPV4: {
+			uint32_t a = *(const uint32_t *)field;
+
+			fprintf(out, "%s = %u.%u.%u.%u\n", k->name, a >> 24,
+				(a >> 16) & 0xff, (a >> 8) & 0xff, a & 0xff);
+			break;
+		}
+		}
+	}
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: application configuration (INI, read with rte_cfgfile).
+ *
+ * Every key is listed in one table in config.c with its type, range and
+ * default; conf/demo.ini documents each. Unknown sections or keys and bad
+ * values are errors that name the key.
+ */
+#ifndef HGW_APP_CONFIG_H
+#define HGW_APP_CONFIG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hgw_book.h"
+#include "hgw_feed.h"
+
+#define HGW_MAX_WORKERS 16
+
+struct hgw_config {
+	struct hgw_feed_conf feed;
+	struct hgw_book_conf book;
+
+	/* [rx] */
+	uint16_t rx_port;         /* DPDK port id the feed arrives on */
+	uint16_t burst;           /* rx_burst size */
+	uint16_t rx_desc;         /* RX descriptors per queue */
+	uint32_t mbufs;           /* mbufs in the RX pool */
+
+	/* [run] */
+	uint32_t workers;         /* worker lcores */
+	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */
+	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
+};
+
+/* Fill c with every key's default. */
+void hgw_config_defaults(struct hgw_config *c);
+
+/* Load an INI file over the defaults. Returns 0, or -1 after writing one
+ * line naming the file and the bad section, key or value into err. */
+int hgw_config_load(struct hgw_config *c, const char *path, char *err,
+		    size_t errlen);
+
+/* Apply one "section.key=value" override (command line --set). Same
+ * errors as hgw_config_load. */
+int hgw_config_set(struct hgw_config *c, const char *assignment, char *err,
+		   size_t errlen);
+
+/* Print every key and its value in INI form (for --print-config). */
+void hgw_config_print(const struct hgw_config *c, FILE *out);
+
+#endif /* HGW_APP_CONFIG_H */

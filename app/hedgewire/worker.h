@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: a worker lcore and the words it shares with the control plane.
+ */
+#ifndef HGW_APP_WORKER_H
+#define HGW_APP_WORKER_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <rte_common.h>
+
+#include "config.h"
+#include "hgw_book.h"
+#include "hgw_feed.h"
+
+/* Why a frame was not offered to the decoder (worker-level, before it). */
+struct hgw_worker_rx_stats {
+	uint64_t bursts;        /* rx_burst calls that returned packets */
+	uint64_t mbufs;         /* mbufs received */
+	uint64_t multiseg;      /* chained mbufs dropped (feed frames fit one) */
+	uint64_t book_changes;  /* messages that changed some instrument's book */
+};
+
+/* One worker: everything it writes on the fast path lives here, owned by
+ * its lcore alone. The control plane reads it only after the worker has
+ * returned (rte_eal_wait_lcore joins, which orders those reads after the
+ * worker's last writes), except for the atomics in the shared block. */
+struct hgw_worker {
+	/* Written by the worker, read live by the control plane. Alone on
+	 * their cache line so the poll loop does not share a line with the
+	 * counters below. */
+	struct {
+		/* Frames seen so far; relaxed: a progress hint for the idle
+		 * timeout, it publishes no other data. */
+		_Atomic uint64_t frames;
+		/* 1 once every session this worker tracks has ended;
+		 * relaxed: the control plane only uses it to decide to stop,
+		 * and reads results after the join. */
+		_Atomic uint32_t at_end;
+	} shared __rte_cache_aligned;
+
+	unsigned int lcore;
+	uint16_t port;
+	uint16_t queue;
+	uint16_t burst;
+	uint32_t drain_max;     /* frames drained at most after stop */
+	struct hgw_feed feed __rte_cache_aligned;
+	struct hgw_book *book;
+	struct hgw_worker_rx_stats rx;
+} __rte_cache_aligned;
+
+/* Set by the control plane to stop every worker. Relaxed on both sides:
+ * it orders nothing, since the worker's results are read after the join. */
+extern _Atomic uint32_t hgw_stop;
+
+/* lcore entry point: arg is a struct hgw_worker. Polls until hgw_stop,
+ * then drains what the queue still holds (at most drain_max frames, so a
+ * live feed cannot keep it running) and returns 0. */
+int hgw_worker_main(void *arg);
+
+#endif /* HGW_APP_WORKER_H */

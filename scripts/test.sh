@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Runs the whole hedgewire test suite and ends with "N passed, N failed".
+#   1. set-up (packages, huge pages, build/ with gcc and -Dwerror=true);
+#   2. every test in build/: unit, end-to-end through DPDK vdevs, tshark;
+#   3. build-san/ with clang, -Dwerror=true and ASan+UBSan: the unit tests
+#      again, and the libFuzzer run of the feed decoder (HGW_FUZZ_SECONDS,
+#      default 60).
+# Exit status 0 only when nothing failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+FUZZ_SECONDS=${HGW_FUZZ_SECONDS:-60}
+passed=0 failed=0 skipped=0
+
+scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+# Adds the counts of one `meson test` run (its summary block) to the totals.
+tally() {
+	local log=$1 ok xfail fail upass skip tout
+	ok=$(awk '/^Ok:/ {print $2}' "$log")
+	xfail=$(awk '/^Expected Fail:/ {print $3}' "$log")
+	fail=$(awk '/^Fail:/ {print $2}' "$log")
+	upass=$(awk '/^Unexpected Pass:/ {print $3}' "$log")
+	skip=$(awk '/^Skipped:/ {print $2}' "$log")
+	tout=$(awk '/^Timeout:/ {print $2}' "$log")
+	if [ -z "$ok" ]; then	# meson did not get as far as a summary
+		failed=$((failed + 1))
+		return
+	fi
+	passed=$((passed + ok + ${xfail:-0}))
+	failed=$((failed + ${fail:-0} + ${upass:-0} + ${tout:-0}))
+	skipped=$((skipped + ${skip:-0}))
+}
+
+log=$(mktemp /tmp/hgw-test.XXXXXX)
+trap 'rm -f "$log"' EXIT
+
+echo "== tests (gcc, release, -Dwerror=true)"
+meson test -C build --print-errorlogs 2>&1 | tee "$log"
+tally "$log"
+
+echo "== tests (clang, ASan+UBSan, fuzz ${FUZZ_SECONDS}s)"
+if [ ! -f build-san/build.ninja ]; then
+	CC=clang meson setup build-san -Dwerror=true -Dbuildtype=debugoptimized \
+		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true \
+		-Dfuzz_seconds="$FUZZ_SECONDS" >/dev/null || { failed=$((failed + 1)); }
+else
+	meson configure build-san -Dfuzz_seconds="$FUZZ_SECONDS" >/dev/null
+fi
+if [ -f build-san/build.ninja ] && ninja -C build-san >/dev/null; then
+	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	ASAN_OPTIONS=detect_leaks=1 \
+		meson test -C build-san --print-errorlogs --suite unit --suite fuzz 2>&1 | tee "$log"
+	tally "$log"
+else
+	echo "build-san: clang/sanitizer build failed"
+	failed=$((failed + 1))
+fi
+
+if [ "$skipped" -gt 0 ]; then
+	echo "$passed passed, $failed failed, $skipped skipped"
+else
+	echo "$passed passed, $failed failed"
+fi
+[ "$failed" -eq 0 ]

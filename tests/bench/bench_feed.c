@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire benchmark: decode + book a capture held in memory on one core.
+ *
+ *   bench_feed FILE.pcap [passes] [instruments orders levels]
+ *
+ * The whole capture is first copied into one buffer (frames back to back,
+ * 64-byte aligned like mbuf data), so the timed loop measures the decoder
+ * and the book, not file I/O. Each pass re-initialises the decoder and
+ * empties the book (untimed) and replays every frame. Prints messages/s
+ * for decode only and for decode + book, best and median of the passes.
+ */
+#include <inttypes.h>
+#include <pcap/pcap.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "hgw_book.h"
+#include "hgw_feed.h"
+
+struct frames {
+	uint8_t *buf;
+	uint32_t *off, *len;
+	size_t n, cap, used, size;
+};
+
+static double
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static int
+load(const char *path, struct frames *fr)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *h;
+	const uint8_t *d;
+	pcap_t *p = pcap_open_offline(path, err);
+
+	if (p == NULL) {
+		fprintf(stderr, "bench_feed: %s\n", err);
+		return -1;
+	}
+	while (pcap_next_ex(p, &h, &d) == 1) {
+		size_t need = (h->caplen + 63u) & ~(size_t)63;
+
+		if (fr->n == fr->cap) {
+			fr->cap = fr->cap ? fr->cap * 2 : 1 << 16;
+			fr->off = realloc(fr->off, fr->cap * sizeof(*fr->off));
+			fr->len = realloc(fr->len, fr->cap * sizeof(*fr->len));
+		}
+		if (fr->used + need > fr->size) {
+			fr->size = fr->size ? fr->size * 2 : 1 << 24;
+			fr->buf = realloc(fr->buf, fr->size);
+		}
+		if (fr->off == NULL || fr->len == NULL || fr->buf == NULL) {
+			fprintf(stderr, "bench_feed: out of memory\n");
+			return -1;
+		}
+		memcpy(fr->buf + fr->used, d, h->caplen);
+		fr->off[fr->n] = (uint32_t)fr->used;
+		fr->len[fr->n] = h->caplen;
+		fr->used += need;
+		fr->n++;
+	}
+	pcap_close(p);
+	return 0;
+}
+
+static int
+cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One pass; book may be NULL (decode only). Returns seconds. */
+static double
+pass(const struct frames *fr, struct hgw_feed *f, struct hgw_book *b,
+     uint64_t *msgs, uint64_t *changes)
+{
+	static const struct hgw_feed_conf fc = { .group = 0xE9360C6F, .port = 26477 };
+	uint64_t ch = 0;
+
+	hgw_feed_init(f, &fc);
+	if (b != NULL)
+		hgw_book_reset(b);
+	double t0 = now_s();
+
+	for (size_t i = 0; i < fr->n; i++) {
+		struct hgw_feed_pkt p;
+		const uint8_t *m;
+		uint16_t l;
+
+		if (hgw_feed_packet(f, fr->buf + fr->off[i], fr->len[i], &p) <= 0)
+			continue;
+		if (b != NULL) {
+			while ((m = hgw_feed_next(f, &p, &l)) != NULL)
+				ch += hgw_book_apply(b, m) != 0;
+		} else {
+			while ((m = hgw_feed_next(f, &p, &l)) != NULL)
+				ch += m[0];	/* keep the loop honest */
+		}
+	}
+	double t = now_s() - t0;
+
+	*msgs = f->stats.messages;
+	*changes = ch;
+	return t;
+}
+
+int
+main(int argc, char **argv)
+{
+	struct frames fr = { 0 };
+	struct hgw_book_conf bc = { 8192, 1u << 20, 256 };
+	int passes = argc > 2 ? atoi(argv[2]) : 5;
+	static struct hgw_feed feed;
+
+	if (argc < 2 || passes < 1) {
+		fprintf(stderr, "usage: bench_feed FILE.pcap [passes] [instruments orders levels]\n");
+		return 2;
+	}
+	if (argc > 5) {
+		bc.max_instruments = (uint32_t)atoi(argv[3]);
+		bc.max_orders = (uint32_t)atoi(argv[4]);
+		bc.max_levels = (uint32_t)atoi(argv[5]);
+	}
+	if (load(argv[1], &fr) < 0)
+		return 1;
+	size_t bsz = hgw_book_memsize(&bc);
+	void *mem = bsz ? aligned_alloc(64, (bsz + 63) & ~(size_t)63) : NULL;
+	struct hgw_book *book = mem ? hgw_book_init(mem, &bc) : NULL;
+
+	if (book == NULL) {
+		fprintf(stderr, "bench_feed: bad book sizes\n");
+		return 1;
+	}
+	printf("capture: %zu frames, %.1f MB in memory; book %zu MB "
+	       "(instruments %u, orders %u, levels %u)\n", fr.n,
+	       (double)fr.used / 1e6, bsz >> 20, bc.max_instruments,
+	       bc.max_orders, bc.max_levels);
+
+	double *td = calloc((size_t)passes, sizeof(double));
+	double *tb = calloc((size_t)passes, sizeof(double));
+	uint64_t msgs = 0, changes = 0;
+
+	for (int i = 0; i < passes; i++) {
+		td[i] = pass(&fr, &feed, NULL, &msgs, &changes);
+		tb[i] = pass(&fr, &feed, book, &msgs, &changes);
+	}
+	qsort(td, (size_t)passes, sizeof(double), cmp_double);
+	qsort(tb, (size_t)passes, sizeof(double), cmp_double);
+
+	const struct hgw_book_stats *bs = hgw_book_stats(book);
+	uint64_t errs = 0;
+
+	for (int e = 0; e < HGW_BOOK_ERR_MAX; e++)
+		errs += bs->errors[e];
+	printf("messages per pass: %" PRIu64 " (book changes %" PRIu64
+	       ", live orders peak %" PRIu64 ", book errors %" PRIu64 ")\n",
+	       msgs, changes, bs->live_orders_hwm, errs);
+	printf("decode only  : best %6.1f M msg/s (%5.1f ns/msg), median %6.1f M msg/s\n",
+	       (double)msgs / td[0] / 1e6, td[0] * 1e9 / (double)msgs,
+	       (double)msgs / td[passes / 2] / 1e6);
+	printf("decode + book: best %6.1f M msg/s (%5.1f ns/msg), median %6.1f M msg/s\n",
+	       (double)msgs / tb[0] / 1e6, tb[0] * 1e9 / (double)msgs,
+	       (double)msgs / tb[passes / 2] / 1e6);
+	free(td);
+	free(tb);
+	free(mem);
+	free(fr.buf);
+	free(fr.off);
+	free(fr.len);
+	return 0;
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Bad input never crashes and never passes silently:
+#   bad configuration -> one line naming the key or value, non-zero exit;
+#   corrupted or truncated capture -> counted drops, clean exit.
+#   bad_input.sh HEDGEWIRE FEEDGEN SRCDIR SCENARIO   (config | capture)
+HEDGEWIRE=$1 FEEDGEN=$2 SRCDIR=$3 SCENARIO=$4
+. "$SRCDIR/tests/integration/common.sh"
+
+# expect_start_error WANT-REGEX ARGS...: start-up fails with one line.
+expect_start_error() {
+	local want=$1; shift
+	if run_hw 0-1 "net_null0" "$@"; then
+		fail "accepted $*"
+	fi
+	local lines
+	lines=$(grep -c '^hedgewire: ' "$T/err" || true)
+	expect_eq "error lines for $*" "$lines" 1
+	grep -Eq "$want" "$T/err" || fail "error for $* does not name it: $(cat "$T/err")"
+	echo "  rejected $*: $(grep '^hedgewire: ' "$T/err")"
+}
+
+case $SCENARIO in
+config)
+	printf '[feed]\nport = 26477\ncolour = blue\n' >"$T/unknown-key.ini"
+	printf '[fed]\nport = 1\n' >"$T/unknown-section.ini"
+	printf '[book]\norders = lots\n' >"$T/bad-value.ini"
+	printf '[feed]\ngroup = 233.54.12\n' >"$T/bad-ip.ini"
+	printf '[run]\nstop_at_end_of_session = maybe\n' >"$T/bad-bool.ini"
+	expect_start_error '\[feed\] colour' -c "$T/unknown-key.ini"
+	expect_start_error '\[fed\]' -c "$T/unknown-section.ini"
+	expect_start_error "\[book\] orders: 'lots'" -c "$T/bad-value.ini"
+	expect_start_error "\[feed\] group: '233.54.12'" -c "$T/bad-ip.ini"
+	expect_start_error "stop_at_end_of_session: 'maybe'" -c "$T/bad-bool.ini"
+	expect_start_error "\[feed\] port: '70000'" --set feed.port=70000
+	expect_start_error "\[rx\] burst: '0'" --set rx.burst=0
+	expect_start_error "\[run\] nothing" --set run.nothing=1
+	expect_start_error "cannot read" -c "$T/does-not-exist.ini"
+	expect_start_error "workers = 4 needs" --set run.workers=4
+	# and the bundled profiles are valid
+	for f in "$SRCDIR"/conf/*.ini; do
+		run_hw 0-1 "net_null0" -c "$f" --print-config ||
+			fail "bundled $f rejected: $(cat "$T/err")"
+	done
+	;;
+capture)
+	"$FEEDGEN" -q -o "$T/feed.pcap" --truth "$T/truth" --seed 21 \
+		--instruments 5 --messages 20000 --per-packet 4
+	# Cut the capture in the middle of a record: no end-of-session, so
+	# hedgewire stops on the idle timeout with what it could read.
+	size=$(stat -c %s "$T/feed.pcap")
+	head -c $((size / 2 + 7)) "$T/feed.pcap" >"$T/cut.pcap"
+	run_hw 0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=300 ||
+		fail "hedgewire exited $? on a truncated capture: $(cat "$T/err")"
+	grep -q "stopped on idle feed" "$T/out" || fail "did not stop on idle"
+	msgs=$(value messages)
+	[ "$msgs" -gt 0 ] && [ "$msgs" -lt "$(truth messages)" ] ||
+		fail "truncated capture: $msgs messages"
+	echo "  truncated capture: $msgs of $(truth messages) messages, clean stop"
+	# Flip bytes all over the payload of a copy: every damaged frame is
+	# counted under some drop reason or decoded; hedgewire never crashes.
+	cp "$T/feed.pcap" "$T/noise.pcap"
+	size=$(stat -c %s "$T/noise.pcap")
+	for off in $(seq 100 397 "$size"); do
+		printf '\x5a' | dd of="$T/noise.pcap" bs=1 seek="$off" conv=notrunc status=none
+	done
+	run_hw 0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=300 ||
+		fail "hedgewire exited $? on a corrupted capture: $(cat "$T/err")"
+	frames=$(value frames)
+	drops=$(awk '$1 == "drop" { s += $3 } END { print s + 0 }' "$T/out")
+	[ "$frames" -gt 0 ] && [ "$drops" -gt 0 ] ||
+		fail "corrupted capture: frames $frames drops $drops"
+	echo "  corrupted capture: $frames frames, $drops drops counted, clean exit"
+	;;
+*)
+	fail "unknown scenario $SCENARIO";;
+esac
+echo "PASS: bad input $SCENARIO"
