@@ -6,7 +6,7 @@
 # (clean, gapped, duplicated, truncated and corrupted frames, VLAN-tagged).
 # A crash leaves its input in the work directory and fails the test.
 set -euo pipefail
-fuzzer=$1 p2c=$2 feedgen=$3 secs=$4 regress=$5
+fuzzer=$(realpath "$1") p2c=$(realpath "$2") feedgen=$(realpath "$3") secs=$4 regress=$5
 work=$(mktemp -d /tmp/hgw-fuzz.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/corpus" "$work/seeds-vlan"

@@ -9,7 +9,7 @@ HEDGEWIRE=$1 FEEDGEN=$2 SRCDIR=$3 SCENARIO=$4
 # expect_start_error WANT-REGEX ARGS...: start-up fails with one line.
 expect_start_error() {
 	local want=$1; shift
-	if run_hw 0-1 "net_null0" "$@"; then
+	if run_hw -l0-1 "net_null0" "$@"; then
 		fail "accepted $*"
 	fi
 	local lines
@@ -38,7 +38,7 @@ config)
 	expect_start_error "workers = 4 needs" --set run.workers=4
 	# and the bundled profiles are valid
 	for f in "$SRCDIR"/conf/*.ini; do
-		run_hw 0-1 "net_null0" -c "$f" --print-config ||
+		run_hw -l0-1 "net_null0" -c "$f" --print-config ||
 			fail "bundled $f rejected: $(cat "$T/err")"
 	done
 	;;
@@ -49,7 +49,7 @@ capture)
 	# hedgewire stops on the idle timeout with what it could read.
 	size=$(stat -c %s "$T/feed.pcap")
 	head -c $((size / 2 + 7)) "$T/feed.pcap" >"$T/cut.pcap"
-	run_hw 0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=300 ||
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=300 ||
 		fail "hedgewire exited $? on a truncated capture: $(cat "$T/err")"
 	grep -q "stopped on idle feed" "$T/out" || fail "did not stop on idle"
 	msgs=$(value messages)
@@ -60,10 +60,10 @@ capture)
 	# counted under some drop reason or decoded; hedgewire never crashes.
 	cp "$T/feed.pcap" "$T/noise.pcap"
 	size=$(stat -c %s "$T/noise.pcap")
-	for off in $(seq 100 397 "$size"); do
-		printf '\x5a' | dd of="$T/noise.pcap" bs=1 seek="$off" conv=notrunc status=none
-	done
-	run_hw 0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=300 ||
+	perl -e 'open(my $f, "+<", $ARGV[0]) or die; binmode $f;
+		for (my $o = 100; $o < $ARGV[1]; $o += 397) {
+			seek($f, $o, 0); print $f "\x5a" }' "$T/noise.pcap" "$size"
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=300 ||
 		fail "hedgewire exited $? on a corrupted capture: $(cat "$T/err")"
 	frames=$(value frames)
 	drops=$(awk '$1 == "drop" { s += $3 } END { print s + 0 }' "$T/out")

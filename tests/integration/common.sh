@@ -9,11 +9,12 @@ PREFIX="hgw-it-$$"
 fail() { echo "FAIL: $*"; exit 1; }
 
 # run_hw LCORES VDEV [app args...]: runs hedgewire, output in $T/out,
-# stderr in $T/err; returns its exit status.
+# stderr in $T/err; returns its exit status. LCORES is one EAL argument:
+# "-l0-1", or "--lcores=0@0,1@1,2@1" for more lcores than CPUs.
 run_hw() {
 	local lcores=$1 vdev=$2; shift 2
 	# shellcheck disable=SC2086
-	"$HEDGEWIRE" -l "$lcores" --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+	"$HEDGEWIRE" "$lcores" --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--log-level=error --vdev "$vdev" -- "$@" >"$T/out" 2>"$T/err"
 }
 

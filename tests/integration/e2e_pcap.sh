@@ -13,7 +13,7 @@ case $SCENARIO in
 clean)
 	gen --seed 11 --instruments 40 --messages 300000 --per-packet 5 \
 		--vlan 141 --heartbeats 200
-	run_hw 0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --set feed.vlan=141 \
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --set feed.vlan=141 \
 		--dump-book "$T/book" || fail "hedgewire exited $?: $(cat "$T/err")"
 	grep -q "stopped on end of session" "$T/out" || fail "did not stop on end of session"
 	expect_eq messages "$(value messages)" "$(truth messages)"
@@ -30,7 +30,7 @@ clean)
 faults)
 	gen --seed 12 --instruments 25 --messages 200000 --per-packet 4 \
 		--heartbeats 97 --dup-every 7 --truncate-every 11 --corrupt-every 13
-	run_hw 0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" ||
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	expect_eq messages "$(value messages)" "$(truth messages)"
 	expect_eq gaps "$(value gaps)" 0
@@ -40,7 +40,7 @@ faults)
 gaps)
 	gen --seed 13 --instruments 10 --messages 100000 --per-packet 4 \
 		--gap-every 50 --dup-every 9 --heartbeats 31
-	run_hw 0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" ||
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	expect_eq gaps "$(value gaps)" "$(truth gaps)"
 	expect_eq gap_messages "$(value gap_messages)" "$(truth gap_messages)"
@@ -54,8 +54,9 @@ workers2)
 	# Two workers, each on its own net_pcap queue replaying the whole
 	# file: both replicas must build the same book as the generator.
 	gen --seed 14 --instruments 16 --messages 100000 --per-packet 6
-	run_hw 0-2 "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap" \
-		--set run.workers=2 --dump-book "$T/book" ||
+	run_hw --lcores=0@0,1@1,2@1 "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap" \
+		--set run.workers=2 --set book.instruments=64 --set book.orders=65536 \
+		--dump-book "$T/book" ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	grep -q "worker 1 agrees with worker 0: yes" "$T/out" ||
 		fail "replicas disagree: $(grep agrees "$T/out")"
