@@ -15,8 +15,9 @@ _Atomic uint32_t hgw_stop;
 /* Frames prefetched ahead of the one being decoded. */
 #define PREFETCH_AHEAD 2
 
+/* Decode one frame, appending its new messages to the burst's batch. */
 static inline void
-handle_frame(struct hgw_worker *w, struct rte_mbuf *m)
+decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 {
 	struct hgw_feed_pkt p;
 	const uint8_t *msg;
@@ -30,7 +31,7 @@ handle_frame(struct hgw_worker *w, struct rte_mbuf *m)
 			    rte_pktmbuf_data_len(m), &p) < 0)
 		return;
 	while ((msg = hgw_feed_next(&w->feed, &p, &len)) != NULL)
-		w->rx.book_changes += hgw_book_apply(w->book, msg) != 0;
+		w->batch[w->nbatch++] = msg;
 	if (unlikely(p.end)) {
 		uint32_t ended = 1;
 
@@ -39,6 +40,17 @@ handle_frame(struct hgw_worker *w, struct rte_mbuf *m)
 		atomic_store_explicit(&w->shared.at_end, ended,
 				      memory_order_relaxed);
 	}
+}
+
+/* Apply the batch to the book, prefetching ahead (hgw_book_apply_bulk:
+ * measured 2x faster than one message at a time on these VMs, see
+ * tests/bench). The mbufs the messages point into are still held. */
+static inline void
+flush_batch(struct hgw_worker *w)
+{
+	w->rx.book_changes += hgw_book_apply_bulk(w->book, w->batch,
+						  w->nbatch, NULL);
+	w->nbatch = 0;
 }
 
 /* Receive and process one burst; returns the number of frames. */
@@ -58,8 +70,12 @@ poll_once(struct hgw_worker *w)
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD],
 						       void *));
-		handle_frame(w, pkts[i]);
+		/* Room for any frame's messages, else apply what we have. */
+		if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
+			flush_batch(w);
+		decode_frame(w, pkts[i]);
 	}
+	flush_batch(w);
 	rte_pktmbuf_free_bulk(pkts, n);
 	/* Single writer: a plain load + store, no locked RMW. */
 	atomic_store_explicit(&w->shared.frames,

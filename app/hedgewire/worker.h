@@ -21,6 +21,12 @@ struct hgw_worker_rx_stats {
 	uint64_t book_changes;  /* messages that changed some instrument's book */
 };
 
+/* Most ITCH messages one frame can carry: a 9000-byte jumbo frame of
+ * 14-byte blocks (2-byte length + the shortest message, 12 bytes). */
+#define HGW_FRAME_MAX_MSGS 640
+/* Messages decoded from a burst before they are applied to the book. */
+#define HGW_WORKER_BATCH 2048
+
 /* One worker: everything it writes on the fast path lives here, owned by
  * its lcore alone. The control plane reads it only after the worker has
  * returned (rte_eal_wait_lcore joins, which orders those reads after the
@@ -47,6 +53,9 @@ struct hgw_worker {
 	struct hgw_feed feed __rte_cache_aligned;
 	struct hgw_book *book;
 	struct hgw_worker_rx_stats rx;
+	uint32_t nbatch;
+	/* Messages of the current burst, pointing into its mbufs. */
+	const uint8_t *batch[HGW_WORKER_BATCH];
 } __rte_cache_aligned;
 
 /* Set by the control plane to stop every worker. Relaxed on both sides:

@@ -609,6 +609,100 @@ hgw_book_apply(struct hgw_book *b, const uint8_t *msg)
 	}
 }
 
+/* Types whose order reference sits at offset 11 (A F E C X D U). */
+static inline int
+has_ref(uint8_t type)
+{
+	switch (type) {
+	case HGW_ITCH_ADD_ORDER:
+	case HGW_ITCH_ADD_ORDER_MPID:
+	case HGW_ITCH_ORDER_EXECUTED:
+	case HGW_ITCH_ORDER_EXECUTED_PX:
+	case HGW_ITCH_ORDER_CANCEL:
+	case HGW_ITCH_ORDER_DELETE:
+	case HGW_ITCH_ORDER_REPLACE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* The touch of a side and the line below it: where level_add/level_sub
+ * start searching. */
+static inline void
+prefetch_touch(const struct hgw_book *b, uint16_t locate, unsigned int side)
+{
+	const struct book_level *lv = side_levels(b, locate, side);
+	uint32_t n = b->inst[locate].nlevels[side];
+
+	if (n != 0) {
+		__builtin_prefetch(&lv[n - 1], 1);
+		if (n > 4)
+			__builtin_prefetch(&lv[n - 5], 1);
+	}
+}
+
+/* Stage 1: the hash slot (each probe reads the first slot's line; the
+ * next one is usually the same line). */
+void
+hgw_book_prefetch(const struct hgw_book *b, const uint8_t *msg)
+{
+	uint8_t t = msg[0];
+
+	if (!has_ref(t))
+		return;
+	__builtin_prefetch(&b->orders[order_home(b, hgw_be64(msg + 11))], 1);
+	if (t == HGW_ITCH_ORDER_REPLACE)
+		__builtin_prefetch(&b->orders[order_home(b, hgw_be64(msg + 19))], 1);
+	if (t == HGW_ITCH_ADD_ORDER || t == HGW_ITCH_ADD_ORDER_MPID) {
+		uint16_t locate = hgw_itch_locate(msg);
+
+		if (locate < b->conf.max_instruments)
+			prefetch_touch(b, locate, msg[19] == 'S');
+	}
+}
+
+/* Stage 2, once the slot is cached: the level of the order the message
+ * names (E C X D U), found from the order's instrument and side. */
+static inline void
+prefetch_level(const struct hgw_book *b, const uint8_t *msg)
+{
+	uint8_t t = msg[0];
+
+	if (!has_ref(t) || t == HGW_ITCH_ADD_ORDER ||
+	    t == HGW_ITCH_ADD_ORDER_MPID)
+		return;
+	uint64_t i = order_find(b, hgw_be64(msg + 11));
+
+	if (i != BOOK_NOT_FOUND)
+		prefetch_touch(b, b->orders[i].locate, b->orders[i].side);
+}
+
+uint32_t
+hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
+		    uint32_t n, uint16_t *changed)
+{
+	const uint32_t a1 = HGW_BOOK_AHEAD, a2 = HGW_BOOK_AHEAD / 2;
+	uint32_t nchanged = 0;
+
+	for (uint32_t i = 0; i < n && i < a1; i++)
+		hgw_book_prefetch(b, msgs[i]);
+	for (uint32_t i = 0; i < n && i < a2; i++)
+		prefetch_level(b, msgs[i]);
+	for (uint32_t i = 0; i < n; i++) {
+		if (i + a1 < n)
+			hgw_book_prefetch(b, msgs[i + a1]);
+		if (i + a2 < n)
+			prefetch_level(b, msgs[i + a2]);
+		uint16_t c = hgw_book_apply(b, msgs[i]);
+
+		nchanged += c != 0;
+		if (changed != NULL)
+			changed[i] = c;
+	}
+	return nchanged;
+}
+
 int
 hgw_book_top(const struct hgw_book *b, uint16_t locate,
 	     struct hgw_book_top *top)
