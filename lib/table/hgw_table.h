@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the pricing table.
+ *
+ * One array of 64-byte entries (one cache line each), indexed by a key
+ * computed from the instrument and a quantised book state; layout, key
+ * function and file format are specified in README.md ("Trading rules").
+ *
+ * Readers (workers) copy an entry under its sequence count and retry on a
+ * torn read; one writer (the control plane) updates entries in place. The
+ * file functions and the in-memory functions work without an EAL; only
+ * hgw_table_load / hgw_table_free use DPDK memory (huge pages).
+ */
+#ifndef HGW_TABLE_H
+#define HGW_TABLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <rte_seqcount.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HGW_TABLE_MAGIC       "HGWTABL1"
+#define HGW_TABLE_VERSION     1
+#define HGW_TABLE_ENTRY_SIZE  64
+#define HGW_TABLE_HEADER_SIZE 64
+
+#define HGW_TABLE_ACTION_NONE 0
+#define HGW_TABLE_ACTION_BUY  'B'
+#define HGW_TABLE_ACTION_SELL 'S'
+#define HGW_TABLE_PRICE_TOUCH    0
+#define HGW_TABLE_PRICE_ABSOLUTE 1
+
+/* One entry, exactly one cache line. Fields after seq are little-endian
+ * host integers (the file is little-endian; hedgewire runs on LE hosts). */
+struct hgw_table_entry {
+	rte_seqcount_t seq;     /* even when stable; 0 in files */
+	uint8_t action;         /* 0, 'B' or 'S' */
+	uint8_t price_mode;     /* HGW_TABLE_PRICE_* */
+	uint8_t tif;            /* OUCH time in force, sent as is */
+	uint8_t display;        /* OUCH display, sent as is */
+	int32_t price;          /* offset from the touch, or absolute */
+	uint32_t quantity;
+	uint32_t tag;           /* the model's id for the entry; not sent */
+	uint8_t reserved[44];
+} __attribute__((aligned(64)));
+
+_Static_assert(sizeof(struct hgw_table_entry) == HGW_TABLE_ENTRY_SIZE,
+	       "table entry is one cache line");
+
+struct hgw_table_dims {
+	uint32_t instruments;   /* stock locates 0 .. instruments-1 */
+	uint32_t spreads;       /* S: spread buckets */
+	uint32_t imbalances;    /* I: bid/ask size-imbalance buckets */
+	uint32_t tick;          /* price units per tick (100 = $0.01) */
+};
+
+/* A table in memory. entries is 64-byte aligned. */
+struct hgw_table {
+	struct hgw_table_dims dims;
+	uint64_t nentries;
+	struct hgw_table_entry *entries;
+	void *mem;              /* what hgw_table_free releases (DPDK) */
+};
+
+/* Why a trigger has no key (and so no decision). */
+enum hgw_table_nokey {
+	HGW_TABLE_KEY_OK = 0,
+	HGW_TABLE_KEY_OUT_OF_TABLE,   /* locate >= instruments */
+	HGW_TABLE_KEY_NO_QUOTE,       /* a side of the book is empty */
+	HGW_TABLE_KEY_CROSSED,        /* ask <= bid */
+};
+
+/* Entries of a table with these dimensions, or 0 when a dimension is 0
+ * or the product overflows 2^40 entries. */
+uint64_t hgw_table_nentries(const struct hgw_table_dims *d);
+
+/* The key of a book state (README "Pricing table key"). Returns
+ * HGW_TABLE_KEY_OK and sets *key, or why there is none. */
+static inline enum hgw_table_nokey
+hgw_table_key(const struct hgw_table_dims *d, uint16_t locate,
+	      uint32_t bid, uint64_t bid_shares, uint32_t ask,
+	      uint64_t ask_shares, uint64_t *key)
+{
+	if (locate >= d->instruments)
+		return HGW_TABLE_KEY_OUT_OF_TABLE;
+	if (bid_shares == 0 || ask_shares == 0)
+		return HGW_TABLE_KEY_NO_QUOTE;
+	if (ask <= bid)
+		return HGW_TABLE_KEY_CROSSED;
+
+	uint64_t spread = (ask - bid) / d->tick;
+	uint64_t s = (spread == 0 ? 1 : spread);
+	uint64_t i = (d->imbalances * bid_shares) / (bid_shares + ask_shares);
+
+	s = (s > d->spreads ? d->spreads : s) - 1;
+	if (i > d->imbalances - 1)
+		i = d->imbalances - 1;
+	*key = ((uint64_t)locate * d->spreads + s) * d->imbalances + i;
+	return HGW_TABLE_KEY_OK;
+}
+
+/* Word views of an entry for the seqlock copies (they alias the fields,
+ * hence may_alias). */
+typedef uint32_t __attribute__((may_alias)) hgw_table_word32;
+typedef uint64_t __attribute__((may_alias)) hgw_table_word64;
+
+/* Copy the fields after seq (bytes 4..63) of a shared entry src into a
+ * private dst, as relaxed atomic word loads: plain moves on x86 and Arm, but
+ * a torn read racing hgw_table_write is then defined behaviour in C11 (the
+ * seqlock discards it) rather than a data race, and ThreadSanitizer agrees.
+ * Their order relative to the sequence count loads is set by the fences in
+ * rte_seqcount_read_begin / _read_retry. */
+static inline void
+hgw_table_fields_load(struct hgw_table_entry *dst,
+		      const struct hgw_table_entry *src)
+{
+	const char *s = (const char *)src;
+	char *d = (char *)dst;
+
+#define HGW_TABLE_LOAD_(type, o) (*(type *)(d + (o)) = \
+	__atomic_load_n((const type *)(s + (o)), __ATOMIC_RELAXED))
+	/* Unrolled by hand: compilers keep loops of atomics as loops. */
+	HGW_TABLE_LOAD_(hgw_table_word32, 4);
+	HGW_TABLE_LOAD_(hgw_table_word64, 8);
+	HGW_TABLE_LOAD_(hgw_table_word64, 16);
+	HGW_TABLE_LOAD_(hgw_table_word64, 24);
+	HGW_TABLE_LOAD_(hgw_table_word64, 32);
+	HGW_TABLE_LOAD_(hgw_table_word64, 40);
+	HGW_TABLE_LOAD_(hgw_table_word64, 48);
+	HGW_TABLE_LOAD_(hgw_table_word64, 56);
+#undef HGW_TABLE_LOAD_
+}
+
+/* Copy entry key into *out, consistent with respect to a concurrent
+ * hgw_table_write (retries while the writer is in the middle). out->seq
+ * is the (even) sequence count the copy was taken at. */
+static inline void
+hgw_table_read(const struct hgw_table *t, uint64_t key,
+	       struct hgw_table_entry *out)
+{
+	const struct hgw_table_entry *e = &t->entries[key];
+	uint32_t sn;
+
+	do {
+		/* Acquire: the field loads below come after this load. */
+		sn = rte_seqcount_read_begin(&e->seq);
+		hgw_table_fields_load(out, e);
+		/* Acquire fence inside: the field loads come before the
+		 * second sequence count load. */
+	} while (rte_seqcount_read_retry(&e->seq, sn));
+	out->seq.sn = sn;
+}
+
+/* Single writer: replace entry key's fields (seq is managed here). */
+void hgw_table_write(struct hgw_table *t, uint64_t key,
+		     const struct hgw_table_entry *val);
+
+/* CRC-32C of a buffer (as in the file header), continuing from crc, the
+ * value for the bytes before (0 to start; zlib crc32() convention):
+ * hgw_table_crc32c(b, n, hgw_table_crc32c(a, m, 0)) is the CRC of a then b.
+ * The CRC of "123456789" is 0xE3069283. */
+uint32_t hgw_table_crc32c(const void *buf, size_t len, uint32_t crc);
+
+/* Read and validate a file's header: 0, or -1 with one line in err
+ * naming the problem (truncated, bad magic/version/entry size, entry
+ * count not matching dimensions, file size wrong). */
+int hgw_table_file_header(const char *path, struct hgw_table_dims *d,
+			  uint64_t *nentries, char *err, size_t errlen);
+
+/* Read a whole validated file into entries (nentries * 64 bytes,
+ * 64-byte aligned, provided by the caller), checking the CRC. 0 or -1 with
+ * err set. */
+int hgw_table_file_read(const char *path, struct hgw_table_entry *entries,
+			uint64_t nentries, char *err, size_t errlen);
+
+/* Write a table file (header with CRC, then entries with seq zeroed). */
+int hgw_table_file_write(const char *path, const struct hgw_table_dims *d,
+			 const struct hgw_table_entry *entries,
+			 char *err, size_t errlen);
+
+/* Load a file into DPDK huge-page memory on socket (needs the EAL).
+ * NULL with err set when the file is bad or the memory cannot be had;
+ * the message then says how much was needed and how to get it. */
+struct hgw_table *hgw_table_load(const char *path, int socket, char *err,
+				 size_t errlen);
+void hgw_table_free(struct hgw_table *t);
+
+/* Apply a patch file as the single writer: text lines
+ *   L S I action price_mode tif display price quantity tag
+ * (L, S, I: locate, spread bucket, imbalance bucket; action 0|B|S;
+ * tif/display single characters; '#' comments). All lines are validated
+ * before any is applied. Returns the number of entries written, or -1
+ * with err naming the bad line. */
+long hgw_table_patch_file(struct hgw_table *t, const char *path, char *err,
+			  size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGW_TABLE_H */
