@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: outgoing orders, OUCH 5.0 in SoupBinTCP framing over UDP.
+ *
+ * Three layers kept apart so a TCP order session can replace the last:
+ *   OUCH 5.0 Enter Order (47 bytes)  -> hgw_ouch_enter_order()
+ *   SoupBinTCP Unsequenced Data      -> hgw_soupbin_unsequenced()
+ *   Ethernet / IPv4 / UDP transport  -> struct hgw_udp_tx template
+ * hgw_order_frame() composes them into the 92-byte frame README.md
+ * ("Order bytes") specifies. Pure functions over byte buffers: no EAL, no
+ * allocation; the worker writes straight into an mbuf.
+ */
+#ifndef HGW_ORDER_H
+#define HGW_ORDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HGW_OUCH_ENTER_ORDER_LEN 47
+#define HGW_SOUPBIN_HDR_LEN      3       /* length (2) + packet type (1) */
+#define HGW_UDP_TX_HDR_LEN       42      /* Ethernet 14 + IPv4 20 + UDP 8 */
+#define HGW_ORDER_FRAME_LEN \
+	(HGW_UDP_TX_HDR_LEN + HGW_SOUPBIN_HDR_LEN + HGW_OUCH_ENTER_ORDER_LEN)
+#define HGW_CLORDID_LEN 14
+
+_Static_assert(HGW_ORDER_FRAME_LEN == 92, "order frame length");
+
+/* The fields of one Enter Order, as decided. */
+struct hgw_ouch_order {
+	uint32_t user_ref_num;
+	uint8_t side;              /* 'B' or 'S' */
+	uint32_t quantity;
+	char symbol[8];            /* space padded */
+	uint64_t price;            /* 4 implied decimals */
+	uint8_t tif;
+	uint8_t display;
+	uint8_t capacity;
+	uint8_t intermarket_sweep; /* 'N' */
+	uint8_t cross_type;        /* 'N' */
+	char clordid[HGW_CLORDID_LEN];
+};
+
+/* UserRefNum and ClOrdID of a trigger (README "Order bytes"): seq mod
+ * 2^32, and the session's last 4 characters + seq mod 10^10 as 10 digits. */
+uint32_t hgw_order_user_ref(uint64_t seq);
+void hgw_order_clordid(const char session[10], uint64_t seq,
+		       char out[HGW_CLORDID_LEN]);
+
+/* Write the 47-byte Enter Order at buf. Returns 47. */
+size_t hgw_ouch_enter_order(uint8_t *buf, const struct hgw_ouch_order *o);
+
+/* Write a SoupBinTCP Unsequenced Data header for a payload of len bytes
+ * at buf (length field = len + 1, type 'U'). Returns 3. */
+size_t hgw_soupbin_unsequenced(uint8_t *buf, size_t len);
+
+/* Transport template: Ethernet/IPv4/UDP headers prepared once. */
+struct hgw_udp_tx {
+	uint8_t src_mac[6], dst_mac[6];
+	uint32_t src_ip, dst_ip;       /* host byte order */
+	uint16_t src_port, dst_port;
+	uint8_t hdr[HGW_UDP_TX_HDR_LEN]; /* filled by hgw_udp_tx_init */
+	uint32_t ip_csum_base;         /* partial IPv4 checksum, lengths excluded */
+	uint32_t udp_csum_base;        /* partial UDP pseudo-header + ports sum */
+};
+
+void hgw_udp_tx_init(struct hgw_udp_tx *t);
+
+/* Write headers for a UDP payload of len bytes already at
+ * frame + HGW_UDP_TX_HDR_LEN, with IPv4 (id 0, DF, TTL 64) and UDP
+ * checksums. Returns the frame length. */
+size_t hgw_udp_tx_frame(const struct hgw_udp_tx *t, uint8_t *frame,
+			size_t len);
+
+/* The whole 92-byte order frame. Returns HGW_ORDER_FRAME_LEN. */
+size_t hgw_order_frame(const struct hgw_udp_tx *t,
+		       const struct hgw_ouch_order *o, uint8_t *frame);
+
+/* Decode an order frame back (for tests, tools and the journal reader):
+ * checks Ethernet type, IPv4 header and checksum, UDP length and
+ * checksum, SoupBinTCP length and type, OUCH type and length. Returns 0,
+ * or -1 with a short reason in *why. */
+int hgw_order_decode(const uint8_t *frame, size_t len,
+		     struct hgw_ouch_order *o, const char **why);
+
+/* Parse "aa:bb:cc:dd:ee:ff": 0 or -1. */
+int hgw_parse_mac(const char *s, uint8_t mac[6]);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGW_ORDER_H */
