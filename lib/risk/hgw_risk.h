@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: pre-trade risk, per worker.
+ *
+ * Every decision passes these checks, in this order, before an order is
+ * built (README.md "Pre-trade risk"): kill switch, instrument disabled,
+ * maximum quantity, maximum notional, price collar, position limit,
+ * per-instrument throttle, total throttle. Windows use feed time (the
+ * trigger's ITCH timestamp), not the local clock, so every replica takes
+ * the same decisions. State is preallocated (hgw_risk_memsize +
+ * hgw_risk_init) and owned by one lcore; only the kill switch word is
+ * written by another (the control plane).
+ */
+#ifndef HGW_RISK_H
+#define HGW_RISK_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hgw_book.h"
+#include "hgw_strategy.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HGW_RISK_REJECTS(X)                                                    \
+	X(KILL_SWITCH,    "kill_switch",         "the kill switch is on")        \
+	X(DISABLED,       "instrument_disabled", "the instrument is in [risk] disable") \
+	X(MAX_QUANTITY,   "max_quantity",        "quantity above [risk] max_quantity") \
+	X(MAX_NOTIONAL,   "max_notional",        "price x quantity above [risk] max_notional") \
+	X(PRICE_COLLAR,   "price_collar",        "price further than [risk] collar_bps from the reference") \
+	X(POSITION_LIMIT, "position_limit",      "position would exceed [risk] max_position") \
+	X(THROTTLE_INSTRUMENT, "throttle_instrument", "too many orders of the instrument in the window") \
+	X(THROTTLE_TOTAL, "throttle_total",      "too many orders in the window")
+
+enum hgw_risk_reject {
+#define HGW_RISK_ENUM(code, name, help) HGW_RISK_##code,
+	HGW_RISK_REJECTS(HGW_RISK_ENUM)
+#undef HGW_RISK_ENUM
+	HGW_RISK_MAX,
+	HGW_RISK_PASS = HGW_RISK_MAX
+};
+
+const char *hgw_risk_reject_name(enum hgw_risk_reject r);
+const char *hgw_risk_reject_help(enum hgw_risk_reject r);
+
+#define HGW_RISK_MAX_DISABLED 64
+#define HGW_RISK_MAX_WINDOW_ORDERS 4096
+
+struct hgw_risk_conf {
+	uint32_t instruments;            /* locates 0 .. instruments-1 */
+	uint32_t max_quantity;
+	uint64_t max_notional;           /* dollars */
+	uint32_t collar_bps;
+	uint64_t max_position;           /* shares, either direction */
+	uint64_t window_ns;              /* throttle window, feed time */
+	uint32_t max_orders_instrument;  /* per window; 1..HGW_RISK_MAX_WINDOW_ORDERS */
+	uint32_t max_orders_total;       /* per window; 1..HGW_RISK_MAX_WINDOW_ORDERS */
+	uint32_t ndisabled;
+	char disabled[HGW_RISK_MAX_DISABLED][9];  /* names, space-trimmed */
+};
+
+struct hgw_risk_stats {
+	uint64_t checked;
+	uint64_t passed;
+	uint64_t rejects[HGW_RISK_MAX];
+};
+
+struct hgw_risk;
+
+/* Bytes for the state of this configuration, or 0 if it is invalid. */
+size_t hgw_risk_memsize(const struct hgw_risk_conf *c);
+
+/* Lay out the state in mem (64-byte aligned, hgw_risk_memsize bytes).
+ * kill points at the kill-switch word (read relaxed on every check; the
+ * control plane sets it). NULL on an invalid configuration. */
+struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c,
+			       const _Atomic uint32_t *kill);
+
+/* Check a decision taken at feed time ts_ns on book b. Returns
+ * HGW_RISK_PASS (and records the order in the position and the windows)
+ * or the reason of the rejection (counted). */
+enum hgw_risk_reject hgw_risk_check(struct hgw_risk *r,
+				    const struct hgw_book *b,
+				    const struct hgw_decision *d,
+				    uint64_t ts_ns);
+
+/* Position of an instrument (sent orders counted as filled). */
+int64_t hgw_risk_position(const struct hgw_risk *r, uint16_t locate);
+
+const struct hgw_risk_stats *hgw_risk_stats(const struct hgw_risk *r);
+
+/* Parse a "[risk] disable" value (symbols separated by spaces or commas)
+ * into c. 0, or -1 when a symbol is longer than 8 characters or there are
+ * more than HGW_RISK_MAX_DISABLED. */
+int hgw_risk_parse_disable(struct hgw_risk_conf *c, const char *list);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGW_RISK_H */

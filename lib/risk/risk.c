@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: pre-trade risk checks.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "hgw_risk.h"
+
+#define RISK_ALIGN 64
+
+/* Last N accepted feed times of a scope: a decision at t is throttled
+ * when N of them lie in (t - W, t], i.e. when the oldest of the last N
+ * is later than t - W. Feed times are non-decreasing, so the last N are
+ * the N most recent. */
+struct window {
+	uint32_t next;    /* slot the next time goes to (the oldest when full) */
+	uint32_t count;
+};
+
+enum { NAME_UNKNOWN = 0, NAME_ENABLED, NAME_DISABLED };
+
+struct inst_state {
+	int64_t position;
+	struct window w;
+	uint8_t name_state;
+	uint8_t pad[7];
+};
+
+struct hgw_risk {
+	struct hgw_risk_conf conf;
+	const _Atomic uint32_t *kill;
+	struct inst_state *inst;
+	uint64_t *inst_times;      /* instruments x max_orders_instrument */
+	uint64_t *total_times;     /* max_orders_total */
+	struct window total;
+	struct hgw_risk_stats stats;
+} __attribute__((aligned(RISK_ALIGN)));
+
+#define RISK_NAME(code, name, help) [HGW_RISK_##code] = name,
+static const char *const reject_names[HGW_RISK_MAX] = {
+	HGW_RISK_REJECTS(RISK_NAME)
+};
+#define RISK_HELP(code, name, help) [HGW_RISK_##code] = help,
+static const char *const reject_helps[HGW_RISK_MAX] = {
+	HGW_RISK_REJECTS(RISK_HELP)
+};
+
+const char *
+hgw_risk_reject_name(enum hgw_risk_reject r)
+{
+	return (unsigned int)r < HGW_RISK_MAX ? reject_names[r] : NULL;
+}
+
+const char *
+hgw_risk_reject_help(enum hgw_risk_reject r)
+{
+	return (unsigned int)r < HGW_RISK_MAX ? reject_helps[r] : NULL;
+}
+
+static size_t
+align_up(size_t v)
+{
+	return (v + RISK_ALIGN - 1) & ~(size_t)(RISK_ALIGN - 1);
+}
+
+static int
+conf_ok(const struct hgw_risk_conf *c)
+{
+	return c != NULL && c->instruments >= 1 && c->instruments <= 65536 &&
+	       c->max_orders_instrument >= 1 &&
+	       c->max_orders_instrument <= HGW_RISK_MAX_WINDOW_ORDERS &&
+	       c->max_orders_total >= 1 &&
+	       c->max_orders_total <= HGW_RISK_MAX_WINDOW_ORDERS &&
+	       c->ndisabled <= HGW_RISK_MAX_DISABLED;
+}
+
+size_t
+hgw_risk_memsize(const struct hgw_risk_conf *c)
+{
+	if (!conf_ok(c))
+		return 0;
+	return align_up(sizeof(struct hgw_risk)) +
+	       align_up((size_t)c->instruments * sizeof(struct inst_state)) +
+	       align_up((size_t)c->instruments * c->max_orders_instrument *
+			sizeof(uint64_t)) +
+	       align_up((size_t)c->max_orders_total * sizeof(uint64_t));
+}
+
+struct hgw_risk *
+hgw_risk_init(void *mem, const struct hgw_risk_conf *c,
+	      const _Atomic uint32_t *kill)
+{
+	size_t sz = hgw_risk_memsize(c);
+	uint8_t *p = mem;
+	struct hgw_risk *r = mem;
+
+	if (sz == 0 || mem == NULL || kill == NULL ||
+	    ((uintptr_t)mem & (RISK_ALIGN - 1)) != 0) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memset(mem, 0, sz);
+	r->conf = *c;
+	r->kill = kill;
+	p += align_up(sizeof(*r));
+	r->inst = (struct inst_state *)(void *)p;
+	p += align_up((size_t)c->instruments * sizeof(struct inst_state));
+	r->inst_times = (uint64_t *)(void *)p;
+	p += align_up((size_t)c->instruments * c->max_orders_instrument *
+		      sizeof(uint64_t));
+	r->total_times = (uint64_t *)(void *)p;
+	return r;
+}
+
+/* 1 when one more order at t would exceed n orders in (t - w_ns, t]. */
+static inline int
+window_full(const struct window *w, const uint64_t *times, uint32_t n,
+	    uint64_t w_ns, uint64_t t)
+{
+	return w->count == n && times[w->next] + w_ns > t;
+}
+
+static inline void
+window_push(struct window *w, uint64_t *times, uint32_t n, uint64_t t)
+{
+	times[w->next] = t;
+	w->next = w->next + 1 == n ? 0 : w->next + 1;
+	if (w->count < n)
+		w->count++;
+}
+
+/* Is the instrument in [risk] disable? Decided once its name is known
+ * (from the feed's stock directory), then cached. */
+static int
+disabled(struct hgw_risk *r, const struct hgw_book *b, uint16_t locate)
+{
+	struct inst_state *s = &r->inst[locate];
+
+	if (s->name_state == NAME_UNKNOWN) {
+		const char *name = hgw_book_name(b, locate);
+		size_t n = 0;
+
+		if (name == NULL)
+			return 0;	/* no name yet: nothing to match */
+		while (n < 8 && name[n] != ' ' && name[n] != '\0')
+			n++;
+		s->name_state = NAME_ENABLED;
+		for (uint32_t i = 0; i < r->conf.ndisabled; i++)
+			if (strlen(r->conf.disabled[i]) == n &&
+			    memcmp(r->conf.disabled[i], name, n) == 0)
+				s->name_state = NAME_DISABLED;
+	}
+	return s->name_state == NAME_DISABLED;
+}
+
+static inline enum hgw_risk_reject
+reject(struct hgw_risk *r, enum hgw_risk_reject why)
+{
+	r->stats.rejects[why]++;
+	return why;
+}
+
+enum hgw_risk_reject
+hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
+	       const struct hgw_decision *d, uint64_t ts_ns)
+{
+	const struct hgw_risk_conf *c = &r->conf;
+	uint16_t l = d->locate;
+	uint64_t price = d->price, qty = d->quantity;
+
+	r->stats.checked++;
+	/* relaxed: a flag, ordering nothing else; the next check sees it */
+	if (atomic_load_explicit(r->kill, memory_order_relaxed))
+		return reject(r, HGW_RISK_KILL_SWITCH);
+	if (l >= c->instruments || disabled(r, b, l))
+		return reject(r, HGW_RISK_DISABLED);
+	if (qty > c->max_quantity)
+		return reject(r, HGW_RISK_MAX_QUANTITY);
+	if (price * qty > c->max_notional * 10000u)
+		return reject(r, HGW_RISK_MAX_NOTIONAL);
+
+	uint64_t ref = hgw_book_last_trade(b, l);
+
+	if (ref == 0)
+		ref = ((uint64_t)d->top.bid_price + d->top.ask_price) / 2;
+	uint64_t diff = price > ref ? price - ref : ref - price;
+
+	if (diff * 10000u > (uint64_t)c->collar_bps * ref)
+		return reject(r, HGW_RISK_PRICE_COLLAR);
+
+	struct inst_state *s = &r->inst[l];
+	int64_t pos = s->position + (d->side == 'B' ? (int64_t)qty : -(int64_t)qty);
+	uint64_t apos = pos < 0 ? (uint64_t)-pos : (uint64_t)pos;
+
+	if (apos > c->max_position)
+		return reject(r, HGW_RISK_POSITION_LIMIT);
+
+	uint64_t *itimes = r->inst_times + (size_t)l * c->max_orders_instrument;
+
+	if (window_full(&s->w, itimes, c->max_orders_instrument, c->window_ns,
+			ts_ns))
+		return reject(r, HGW_RISK_THROTTLE_INSTRUMENT);
+	if (window_full(&r->total, r->total_times, c->max_orders_total,
+			c->window_ns, ts_ns))
+		return reject(r, HGW_RISK_THROTTLE_TOTAL);
+
+	s->position = pos;
+	window_push(&s->w, itimes, c->max_orders_instrument, ts_ns);
+	window_push(&r->total, r->total_times, c->max_orders_total, ts_ns);
+	r->stats.passed++;
+	return HGW_RISK_PASS;
+}
+
+int64_t
+hgw_risk_position(const struct hgw_risk *r, uint16_t locate)
+{
+	return locate < r->conf.instruments ? r->inst[locate].position : 0;
+}
+
+const struct hgw_risk_stats *
+hgw_risk_stats(const struct hgw_risk *r)
+{
+	return &r->stats;
+}
+
+int
+hgw_risk_parse_disable(struct hgw_risk_conf *c, const char *list)
+{
+	const char *p = list;
+
+	c->ndisabled = 0;
+	while (*p != '\0') {
+		size_t n;
+
+		while (*p == ' ' || *p == ',' || *p == '\t')
+			p++;
+		n = strcspn(p, " ,\t");
+		if (n == 0)
+			break;
+		if (n > 8 || c->ndisabled == HGW_RISK_MAX_DISABLED)
+			return -1;
+		memcpy(c->disabled[c->ndisabled], p, n);
+		c->disabled[c->ndisabled][n] = '\0';
+		c->ndisabled++;
+		p += n;
+	}
+	return 0;
+}

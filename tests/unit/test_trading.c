@@ -1,0 +1,410 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire tests: strategy (key -> entry -> decision) and pre-trade risk,
+ * every outcome and every rule made to fire.
+ */
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hgw_book.h"
+#include "hgw_itch.h"
+#include "hgw_risk.h"
+#include "hgw_strategy.h"
+#include "hgw_table.h"
+#include "hgw_test.h"
+
+#define TICK 100
+
+static struct hgw_book *book;
+static struct hgw_table table;
+static uint64_t next_ref = 1;
+
+static void
+book_new(void)
+{
+	static const struct hgw_book_conf bc = { 64, 4096, 32 };
+
+	free(book);
+	book = hgw_book_init(aligned_alloc(64, hgw_book_memsize(&bc)), &bc);
+	next_ref = 1;
+}
+
+static void
+add(uint16_t locate, uint8_t side, uint32_t shares, uint32_t price)
+{
+	uint8_t m[36];
+
+	memset(m, 0, sizeof(m));
+	m[0] = 'A';
+	hgw_put_be16(m + 1, locate);
+	hgw_put_be64(m + 11, next_ref++);
+	m[19] = side;
+	hgw_put_be32(m + 20, shares);
+	memcpy(m + 24, "SYM     ", 8);
+	hgw_put_be32(m + 32, price);
+	HGW_CHECK(hgw_book_apply(book, m) == locate);
+}
+
+static void
+name(uint16_t locate, const char *sym)
+{
+	uint8_t m[39];
+
+	memset(m, ' ', sizeof(m));
+	m[0] = 'R';
+	hgw_put_be16(m + 1, locate);
+	memcpy(m + 11, sym, strlen(sym));
+	hgw_book_apply(book, m);
+}
+
+static void
+trade(uint16_t locate, uint32_t price)
+{
+	uint8_t m[44];
+
+	memset(m, 0, sizeof(m));
+	m[0] = 'P';
+	hgw_put_be16(m + 1, locate);
+	m[19] = 'B';
+	hgw_put_be32(m + 32, price);
+	hgw_book_apply(book, m);
+}
+
+/* instruments 8, spreads 4, imbalances 4: 128 entries, all "no action". */
+static void
+table_new(void)
+{
+	table.dims = (struct hgw_table_dims){ 8, 4, 4, TICK };
+	table.nentries = hgw_table_nentries(&table.dims);
+	free(table.entries);
+	table.entries = aligned_alloc(64, table.nentries * 64);
+	memset(table.entries, 0, table.nentries * 64);
+}
+
+static void
+entry(uint64_t key, uint8_t action, uint8_t mode, int32_t price, uint32_t qty)
+{
+	struct hgw_table_entry e;
+
+	memset(&e, 0, sizeof(e));
+	e.action = action;
+	e.price_mode = mode;
+	e.tif = '0';
+	e.display = 'Y';
+	e.price = price;
+	e.quantity = qty;
+	hgw_table_write(&table, key, &e);
+}
+
+static uint64_t
+key_of(uint16_t l, uint32_t s, uint32_t i)
+{
+	return ((uint64_t)l * 4 + s) * 4 + i;
+}
+
+static void
+test_strategy_outcomes(void)
+{
+	struct hgw_strategy_stats st;
+	struct hgw_decision d;
+
+	memset(&st, 0, sizeof(st));
+	book_new();
+	table_new();
+	/* bid only: no quote */
+	add(3, 'B', 100, 100000);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_NO_QUOTE], 1);
+	/* ask 2 ticks above, 300 vs 100 shares: s = 1, i = 4*100/400 = 1 */
+	add(3, 'S', 300, 100200);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_NO_ACTION], 1);
+	/* buy at the bid + 1 tick */
+	entry(key_of(3, 1, 1), 'B', HGW_TABLE_PRICE_TOUCH, TICK, 500);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 1);
+	HGW_CHECK_EQ(d.side, 'B');
+	HGW_CHECK_EQ(d.price, 100100);
+	HGW_CHECK_EQ(d.quantity, 500);
+	HGW_CHECK_EQ(d.key, key_of(3, 1, 1));
+	HGW_CHECK_EQ(d.tif, '0');
+	/* sell at the ask - 1 tick */
+	entry(key_of(3, 1, 1), 'S', HGW_TABLE_PRICE_TOUCH, TICK, 200);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 1);
+	HGW_CHECK_EQ(d.price, 100100);
+	HGW_CHECK_EQ(d.side, 'S');
+	/* absolute */
+	entry(key_of(3, 1, 1), 'S', HGW_TABLE_PRICE_ABSOLUTE, 123400, 200);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 1);
+	HGW_CHECK_EQ(d.price, 123400);
+	/* bad entries: price below 1, above the maximum, qty 0, bad mode */
+	entry(key_of(3, 1, 1), 'B', HGW_TABLE_PRICE_TOUCH, -100000, 100);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	entry(key_of(3, 1, 1), 'B', HGW_TABLE_PRICE_ABSOLUTE, 0, 100);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	entry(key_of(3, 1, 1), 'B', HGW_TABLE_PRICE_TOUCH, 2000000000, 100);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	entry(key_of(3, 1, 1), 'B', HGW_TABLE_PRICE_TOUCH, 0, 0);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	entry(key_of(3, 1, 1), 'B', 2, 0, 100);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_BAD_ENTRY], 5);
+	/* an action byte that is neither B nor S does nothing */
+	entry(key_of(3, 1, 1), 'X', HGW_TABLE_PRICE_TOUCH, 0, 100);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 3, &d), 0);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_NO_ACTION], 2);
+	/* crossed and locked */
+	add(4, 'B', 100, 100000);
+	add(4, 'S', 100, 100000);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 4, &d), 0);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_CROSSED], 1);
+	/* beyond the table (locate 9 >= 8 instruments) */
+	add(9, 'B', 100, 100000);
+	add(9, 'S', 100, 100100);
+	HGW_CHECK_EQ(hgw_strategy_eval(&st, &table, book, 9, &d), 0);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_OUT_OF_TABLE], 1);
+	HGW_CHECK_EQ(st.triggers, 13);
+	HGW_CHECK_EQ(st.outcomes[HGW_STRATEGY_DECISION], 3);
+	uint64_t sum = 0;
+
+	for (int o = 0; o < HGW_STRATEGY_MAX; o++)
+		sum += st.outcomes[o];
+	HGW_CHECK_EQ(sum, st.triggers);
+}
+
+static void
+test_key_buckets(void)
+{
+	struct hgw_table_dims d = { 8, 4, 4, TICK };
+	uint64_t k;
+
+	/* sub-tick spread counts as one tick; wide spreads clamp to S-1 */
+	HGW_CHECK_EQ(hgw_table_key(&d, 1, 1000, 1, 1050, 1, &k), HGW_TABLE_KEY_OK);
+	HGW_CHECK_EQ(k, key_of(1, 0, 2));
+	HGW_CHECK_EQ(hgw_table_key(&d, 1, 1000, 1, 1000 + 100 * TICK, 3, &k),
+		     HGW_TABLE_KEY_OK);
+	HGW_CHECK_EQ(k, key_of(1, 3, 1));
+	/* all size on the bid clamps to I-1; tiny bid to 0 */
+	HGW_CHECK_EQ(hgw_table_key(&d, 7, 1000, 1000000, 1100, 1, &k), 0);
+	HGW_CHECK_EQ(k, key_of(7, 0, 3));
+	HGW_CHECK_EQ(hgw_table_key(&d, 7, 1000, 1, 1300, 1000000, &k), 0);
+	HGW_CHECK_EQ(k, key_of(7, 2, 0));
+	HGW_CHECK_EQ(hgw_table_key(&d, 8, 1000, 1, 1300, 1, &k),
+		     HGW_TABLE_KEY_OUT_OF_TABLE);
+}
+
+static _Atomic uint32_t kill_word;
+
+static struct hgw_risk *
+risk_new(struct hgw_risk_conf *c)
+{
+	void *mem = aligned_alloc(64, hgw_risk_memsize(c));
+
+	return hgw_risk_init(mem, c, &kill_word);
+}
+
+static struct hgw_risk_conf
+risk_conf(void)
+{
+	struct hgw_risk_conf c;
+
+	memset(&c, 0, sizeof(c));
+	c.instruments = 64;
+	c.max_quantity = 1000;
+	c.max_notional = 100000;           /* $100k */
+	c.collar_bps = 100;                /* 1% */
+	c.max_position = 1500;
+	c.window_ns = 1000000000;          /* 1 s */
+	c.max_orders_instrument = 3;
+	c.max_orders_total = 5;
+	return c;
+}
+
+static struct hgw_decision
+decision(uint16_t l, uint8_t side, uint32_t price, uint32_t qty)
+{
+	struct hgw_decision d;
+
+	memset(&d, 0, sizeof(d));
+	d.locate = l;
+	d.side = side;
+	d.price = price;
+	d.quantity = qty;
+	hgw_book_top(book, l, &d.top);
+	return d;
+}
+
+#define REJ(r, code) (hgw_risk_stats(r)->rejects[HGW_RISK_##code])
+
+static void
+test_risk_rules(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d;
+
+	book_new();
+	name(1, "ALPHA");
+	name(2, "BETA");
+	add(1, 'B', 100, 500000);           /* $50.00 */
+	add(1, 'S', 100, 500200);           /* mid $50.01 */
+	add(2, 'B', 100, 500000);
+	add(2, 'S', 100, 500200);
+	HGW_CHECK(hgw_risk_parse_disable(&c, " BETA,GAMMA ") == 0);
+	HGW_CHECK_EQ(c.ndisabled, 2);
+	r = risk_new(&c);
+	HGW_CHECK(r != NULL);
+	if (r == NULL)
+		return;
+
+	d = decision(1, 'B', 500100, 100);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 100);
+
+	atomic_store(&kill_word, 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_KILL_SWITCH);
+	atomic_store(&kill_word, 0);
+
+	d = decision(2, 'B', 500100, 100);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_DISABLED);
+
+	d = decision(1, 'B', 500100, 1001);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_MAX_QUANTITY);
+
+	/* $101 x 1000 = $101,000 > $100k (checked before the collar) */
+	d = decision(1, 'B', 1010000, 1000);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_MAX_NOTIONAL);
+
+	/* collar 1% of the mid 500100 = 5001: 505102 is beyond */
+	d = decision(1, 'S', 505102, 10);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_PRICE_COLLAR);
+	d = decision(1, 'S', 505101, 10);    /* exactly 1%: allowed */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_PASS);
+	/* with a last trade the reference moves to it */
+	trade(1, 600000);
+	d = decision(1, 'S', 505100, 10);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 2000), HGW_RISK_PRICE_COLLAR);
+	d = decision(1, 'S', 600000, 10);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 2000), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 80);
+
+	HGW_CHECK_EQ(REJ(r, KILL_SWITCH), 1);
+	HGW_CHECK_EQ(REJ(r, DISABLED), 1);
+	HGW_CHECK_EQ(REJ(r, MAX_QUANTITY), 1);
+	HGW_CHECK_EQ(REJ(r, MAX_NOTIONAL), 1);
+	HGW_CHECK_EQ(REJ(r, PRICE_COLLAR), 2);
+	HGW_CHECK_EQ(hgw_risk_stats(r)->passed, 3);
+	free(r);
+}
+
+static void
+test_risk_position(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d;
+
+	c.max_orders_instrument = 100;
+	c.max_orders_total = 100;
+	book_new();
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	r = risk_new(&c);
+	d = decision(1, 'B', 500100, 1000);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1), HGW_RISK_PASS);
+	d.quantity = 500;
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 2), HGW_RISK_PASS);  /* 1500 */
+	d.quantity = 1;
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 3), HGW_RISK_POSITION_LIMIT);
+	/* selling reduces it: 1500 - 1000 - 1000 = -500, then -1500 ok */
+	d.side = 'S';
+	d.quantity = 1000;
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 5), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), -500);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 6), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 7), HGW_RISK_POSITION_LIMIT);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), -1500);
+	HGW_CHECK_EQ(REJ(r, POSITION_LIMIT), 2);
+	free(r);
+}
+
+/* At most 3 per instrument and 5 in total in any (t - 1 s, t]. */
+static void
+test_risk_throttle(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d1, d2;
+	const uint64_t s = 1000000000;
+
+	c.max_position = 1000000;
+	book_new();
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	add(2, 'B', 100, 500000);
+	add(2, 'S', 100, 500200);
+	r = risk_new(&c);
+	d1 = decision(1, 'B', 500100, 1);
+	d2 = decision(2, 'B', 500100, 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 1), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 2), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 3),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	/* the first leaves the window at exactly 11 s: (10 s, 11 s] */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 11 * s - 1),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 11 * s), HGW_RISK_PASS);
+	/* total accepted so far: 10s, 10s+1, 10s+2, 11s; two more at 11 s:
+	 * the 10 s one is out of (10 s, 11 s], so 5 fit, not 6 */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s),
+		     HGW_RISK_THROTTLE_TOTAL);
+	/* a rejection is not counted: at 11s+1 the 10s+1 order has left */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s + 1), HGW_RISK_PASS);
+	/* instrument 2 now has 3 in the window */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s + 1),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	HGW_CHECK_EQ(REJ(r, THROTTLE_INSTRUMENT), 3);
+	HGW_CHECK_EQ(REJ(r, THROTTLE_TOTAL), 1);
+	/* early in the day (t < window) works too */
+	free(r);
+	r = risk_new(&c);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 5), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 6), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 7), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 8),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	free(r);
+}
+
+static void
+test_risk_conf(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+
+	HGW_CHECK(hgw_risk_parse_disable(&c, "") == 0);
+	HGW_CHECK_EQ(c.ndisabled, 0);
+	HGW_CHECK(hgw_risk_parse_disable(&c, "TOOLONGNAME") == -1);
+	c.max_orders_total = 0;
+	HGW_CHECK_EQ(hgw_risk_memsize(&c), 0);
+	c.max_orders_total = HGW_RISK_MAX_WINDOW_ORDERS + 1;
+	HGW_CHECK_EQ(hgw_risk_memsize(&c), 0);
+	for (int i = 0; i < HGW_RISK_MAX; i++)
+		HGW_CHECK(hgw_risk_reject_name((enum hgw_risk_reject)i) != NULL);
+}
+
+int
+main(void)
+{
+	HGW_TEST(test_key_buckets);
+	HGW_TEST(test_strategy_outcomes);
+	HGW_TEST(test_risk_rules);
+	HGW_TEST(test_risk_position);
+	HGW_TEST(test_risk_throttle);
+	HGW_TEST(test_risk_conf);
+	free(book);
+	free(table.entries);
+	return hgw_test_done();
+}
