@@ -13,8 +13,15 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "hgw_order.h"
+#include "hgw_risk.h"
 
-enum key_type { KEY_U16, KEY_U32, KEY_BOOL, KEY_IPV4 };
+enum key_type {
+	KEY_U16, KEY_U32, KEY_U64, KEY_BOOL, KEY_IPV4, KEY_MAC,
+	KEY_CHAR,	/* one printable character, in a uint32_t */
+	KEY_STR,	/* a string of up to max bytes (the field's size) */
+	KEY_DISABLE,	/* [risk] disable: symbols, checked by the risk module */
+};
 
 struct key {
 	const char *section;
@@ -27,6 +34,9 @@ struct key {
 
 #define K(sec, nm, ty, field, lo, hi, dflt) \
 	{ sec, nm, ty, offsetof(struct hgw_config, field), lo, hi, dflt }
+#define KS(sec, nm, ty, field, dflt) \
+	{ sec, nm, ty, offsetof(struct hgw_config, field), 0, \
+	  sizeof(((struct hgw_config *)0)->field) - 1, dflt }
 
 /* The one list of keys. conf/demo.ini documents each of them. */
 static const struct key keys[] = {
@@ -40,6 +50,28 @@ static const struct key keys[] = {
 	K("rx",   "burst",    KEY_U16,  burst, 1, 512, "32"),
 	K("rx",   "descriptors", KEY_U16, rx_desc, 64, 32768, "1024"),
 	K("rx",   "mbufs",    KEY_U32,  mbufs, 1023, 1u << 24, "16383"),
+	KS("table", "file",   KEY_STR,  table_file, ""),
+	K("risk", "kill",     KEY_BOOL, kill, 0, 1, "no"),
+	KS("risk", "disable", KEY_DISABLE, risk_disable, ""),
+	K("risk", "max_quantity", KEY_U32, max_quantity, 1, UINT32_MAX, "10000"),
+	K("risk", "max_notional", KEY_U64, max_notional, 1, 100000000000000ull, "1000000"),
+	K("risk", "collar_bps", KEY_U32, collar_bps, 0, 1000000, "500"),
+	K("risk", "max_position", KEY_U64, max_position, 0, 1ull << 40, "100000"),
+	K("risk", "window_ms", KEY_U32, window_ms, 1, 86400000, "1000"),
+	K("risk", "max_orders_instrument", KEY_U32, max_orders_instrument, 1,
+	  HGW_RISK_MAX_WINDOW_ORDERS, "10"),
+	K("risk", "max_orders_total", KEY_U32, max_orders_total, 1,
+	  HGW_RISK_MAX_WINDOW_ORDERS, "100"),
+	K("order", "port",    KEY_U16,  tx_port, 0, RTE_MAX_ETHPORTS - 1, "0"),
+	K("order", "src_mac", KEY_MAC,  src_mac, 0, 0, "02:00:00:00:00:01"),
+	K("order", "dst_mac", KEY_MAC,  dst_mac, 0, 0, "02:00:00:00:00:02"),
+	K("order", "src_ip",  KEY_IPV4, src_ip, 0, 0, "10.2.0.1"),
+	K("order", "dst_ip",  KEY_IPV4, dst_ip, 0, 0, "10.2.0.2"),
+	K("order", "src_port", KEY_U16, src_port, 1, 65535, "40000"),
+	K("order", "dst_port", KEY_U16, dst_port, 1, 65535, "40001"),
+	K("order", "capacity", KEY_CHAR, capacity, 0, 0, "P"),
+	K("order", "mbufs",   KEY_U32,  tx_mbufs, 1023, 1u << 24, "8191"),
+	KS("order", "journal", KEY_STR, journal, ""),
 	K("run",  "workers",  KEY_U32,  workers, 1, HGW_MAX_WORKERS, "1"),
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
 	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),
@@ -90,6 +122,7 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 	switch (k->type) {
 	case KEY_U16:
 	case KEY_U32:
+	case KEY_U64:
 		if (parse_u64(value, &v) < 0 || v < k->min || v > k->max) {
 			snprintf(err, errlen,
 				 "%s: bad value for [%s] %s: '%s' (expected an integer %" PRIu64 "..%" PRIu64 ")",
@@ -98,8 +131,49 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 		}
 		if (k->type == KEY_U16)
 			*(uint16_t *)field = (uint16_t)v;
-		else
+		else if (k->type == KEY_U32)
 			*(uint32_t *)field = (uint32_t)v;
+		else
+			*(uint64_t *)field = v;
+		return 0;
+	case KEY_MAC:
+		if (hgw_parse_mac(value, field) < 0) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected a MAC address aa:bb:cc:dd:ee:ff)",
+				 where, k->section, k->name, value);
+			return -1;
+		}
+		return 0;
+	case KEY_CHAR:
+		if (strlen(value) != 1 || value[0] < 0x21 || value[0] > 0x7e) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected one printable character)",
+				 where, k->section, k->name, value);
+			return -1;
+		}
+		*(uint32_t *)field = (uint8_t)value[0];
+		return 0;
+	case KEY_DISABLE: {
+		struct hgw_risk_conf rc;
+
+		if (hgw_risk_parse_disable(&rc, value) < 0) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected at most %d symbols of 1..8 characters)",
+				 where, k->section, k->name, value,
+				 HGW_RISK_MAX_DISABLED);
+			return -1;
+		}
+		/* kept as text, parsed again at start-up */
+		__attribute__((fallthrough));
+	}
+	case KEY_STR:
+		if (strlen(value) > k->max) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: too long (at most %" PRIu64 " characters)",
+				 where, k->section, k->name, k->max);
+			return -1;
+		}
+		strcpy(field, value);
 		return 0;
 	case KEY_BOOL:
 		if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") ||
@@ -148,7 +222,7 @@ int
 hgw_config_load(struct hgw_config *c, const char *path, char *err,
 		size_t errlen)
 {
-	struct rte_cfgfile *cf = rte_cfgfile_load(path, 0);
+	struct rte_cfgfile *cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 	int rc = 0;
 
 	if (cf == NULL) {
@@ -240,6 +314,25 @@ hgw_config_print(const struct hgw_config *c, FILE *out)
 			break;
 		case KEY_U32:
 			fprintf(out, "%s = %u\n", k->name, *(const uint32_t *)field);
+			break;
+		case KEY_U64:
+			fprintf(out, "%s = %" PRIu64 "\n", k->name,
+				*(const uint64_t *)field);
+			break;
+		case KEY_MAC: {
+			const uint8_t *m = field;
+
+			fprintf(out, "%s = %02x:%02x:%02x:%02x:%02x:%02x\n",
+				k->name, m[0], m[1], m[2], m[3], m[4], m[5]);
+			break;
+		}
+		case KEY_CHAR:
+			fprintf(out, "%s = %c\n", k->name,
+				(char)*(const uint32_t *)field);
+			break;
+		case KEY_STR:
+		case KEY_DISABLE:
+			fprintf(out, "%s = %s\n", k->name, (const char *)field);
 			break;
 		case KEY_BOOL:
 			fprintf(out, "%s = %s\n", k->name,

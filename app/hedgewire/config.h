@@ -27,6 +27,29 @@ struct hgw_config {
 	uint16_t rx_desc;         /* RX descriptors per queue */
 	uint32_t mbufs;           /* mbufs in the RX pool */
 
+	/* [table] */
+	char table_file[256];     /* empty: no trading, feed path only */
+
+	/* [risk] */
+	uint32_t kill;
+	char risk_disable[512];
+	uint32_t max_quantity;
+	uint64_t max_notional;
+	uint32_t collar_bps;
+	uint64_t max_position;
+	uint32_t window_ms;
+	uint32_t max_orders_instrument;
+	uint32_t max_orders_total;
+
+	/* [order] */
+	uint16_t tx_port;         /* DPDK port orders leave on */
+	uint8_t src_mac[6], dst_mac[6];
+	uint32_t src_ip, dst_ip;  /* host byte order */
+	uint16_t src_port, dst_port;
+	uint32_t capacity;        /* OUCH capacity byte */
+	uint32_t tx_mbufs;        /* mbufs in the order pool */
+	char journal[256];        /* pcapng journal of sent orders; empty: none */
+
 	/* [run] */
 	uint32_t workers;         /* worker lcores */
 	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */

@@ -27,11 +27,13 @@
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
+#include <rte_ring.h>
 
 #include "config.h"
+#include "journal.h"
 #include "worker.h"
 
-RTE_LOG_REGISTER_DEFAULT(hgw_app_logtype, INFO);
+RTE_LOG_REGISTER(hgw_app_logtype, hgw.app, INFO);
 
 static volatile sig_atomic_t signalled;
 
@@ -126,74 +128,179 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 			die("%s", err);
 }
 
-static struct rte_mempool *
-port_setup(const struct hgw_config *c)
+/* Configure and start a port with nrx RX queues fed from rx_pool and ntx
+ * TX queues. */
+static void
+port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
+	   struct rte_mempool *rx_pool, const char *what)
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf pconf;
-	struct rte_mempool *pool;
-	uint16_t port = c->rx_port;
-	uint16_t nrxd = c->rx_desc, ntxd = 0;
+	uint16_t ntxd = 512;
 	int rc;
 
 	if (!rte_eth_dev_is_valid_port(port))
-		die("[rx] port = %u: no such DPDK port (%u available; pass a "
-		    "device or --vdev in the EAL args)", port,
+		die("%s = %u: no such DPDK port (%u available; pass a "
+		    "device or --vdev in the EAL args)", what, port,
 		    rte_eth_dev_count_avail());
 	rc = rte_eth_dev_info_get(port, &info);
 	if (rc != 0)
 		die("port %u: cannot get device info: %s", port, strerror(-rc));
-	if (info.max_rx_queues < c->workers)
+	if (info.max_rx_queues < nrx)
 		die("[run] workers = %u needs %u RX queues on port %u (%s has %u)",
-		    c->workers, c->workers, port, info.driver_name,
-		    info.max_rx_queues);
-
-	pool = rte_pktmbuf_pool_create("hgw_rx", c->mbufs,
-				       RTE_MIN(256u, c->mbufs / 8), 0,
-				       RTE_MBUF_DEFAULT_BUF_SIZE,
-				       rte_eth_dev_socket_id(port));
-	if (pool == NULL)
-		die("cannot create the RX pool of %u mbufs ([rx] mbufs): %s",
-		    c->mbufs, rte_strerror(rte_errno));
-
+		    nrx, nrx, port, info.driver_name, info.max_rx_queues);
+	if (info.max_tx_queues < ntx)
+		die("[run] workers = %u needs %u TX queues on port %u for orders "
+		    "(%s has %u; with net_pcap add one tx_pcap per worker)",
+		    ntx, ntx, port, info.driver_name, info.max_tx_queues);
 	memset(&pconf, 0, sizeof(pconf));
-	rc = rte_eth_dev_configure(port, (uint16_t)c->workers, 0, &pconf);
+	rc = rte_eth_dev_configure(port, nrx, ntx, &pconf);
 	if (rc != 0)
-		die("port %u: configure with %u RX queues failed: %s", port,
-		    c->workers, strerror(-rc));
+		die("port %u: configure with %u RX / %u TX queues failed: %s",
+		    port, nrx, ntx, strerror(-rc));
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
 	if (rc != 0)
 		die("port %u: descriptor counts refused: %s", port, strerror(-rc));
-	for (uint16_t q = 0; q < c->workers; q++) {
+	for (uint16_t q = 0; q < nrx; q++) {
 		rc = rte_eth_rx_queue_setup(port, q, nrxd,
 					    rte_eth_dev_socket_id(port), NULL,
-					    pool);
+					    rx_pool);
 		if (rc != 0)
 			die("port %u: RX queue %u setup failed: %s", port, q,
+			    strerror(-rc));
+	}
+	for (uint16_t q = 0; q < ntx; q++) {
+		rc = rte_eth_tx_queue_setup(port, q, ntxd,
+					    rte_eth_dev_socket_id(port), NULL);
+		if (rc != 0)
+			die("port %u: TX queue %u setup failed: %s", port, q,
 			    strerror(-rc));
 	}
 	rc = rte_eth_dev_start(port);
 	if (rc != 0)
 		die("port %u: start failed: %s", port, strerror(-rc));
-	/* The feed is multicast: take every group; the decoder filters. */
-	rc = rte_eth_allmulticast_enable(port);
-	if (rc != 0 && rc != -ENOTSUP)
-		RTE_LOG(WARNING, USER1, "port %u: all-multicast: %s\n", port,
-			strerror(-rc));
+	if (nrx != 0) {
+		/* The feed is multicast: take every group; the decoder filters. */
+		rc = rte_eth_allmulticast_enable(port);
+		if (rc != 0 && rc != -ENOTSUP)
+			RTE_LOG(WARNING, USER1, "port %u: all-multicast: %s\n",
+				port, strerror(-rc));
+	}
+}
+
+/* The RX port, and the order port when trading (the same one by default:
+ * net_pcap0,rx_pcap=feed,tx_pcap=orders). Returns the RX pool. */
+static struct rte_mempool *
+ports_setup(const struct hgw_config *c, int trading)
+{
+	struct rte_mempool *pool;
+	uint16_t nw = (uint16_t)c->workers;
+
+	if (!rte_eth_dev_is_valid_port(c->rx_port))
+		die("[rx] port = %u: no such DPDK port (%u available; pass a "
+		    "device or --vdev in the EAL args)", c->rx_port,
+		    rte_eth_dev_count_avail());
+	pool = rte_pktmbuf_pool_create("hgw_rx", c->mbufs,
+				       RTE_MIN(256u, c->mbufs / 8), 0,
+				       RTE_MBUF_DEFAULT_BUF_SIZE,
+				       rte_eth_dev_socket_id(c->rx_port));
+	if (pool == NULL)
+		die("cannot create the RX pool of %u mbufs ([rx] mbufs): %s",
+		    c->mbufs, rte_strerror(rte_errno));
+	if (!trading || c->tx_port == c->rx_port) {
+		port_start(c->rx_port, nw, trading ? nw : 0, c->rx_desc, pool,
+			   "[rx] port");
+	} else {
+		port_start(c->rx_port, nw, 0, c->rx_desc, pool, "[rx] port");
+		port_start(c->tx_port, 0, nw, c->rx_desc, pool, "[order] port");
+	}
 	return pool;
 }
 
+/* Set by the control plane (from [risk] kill, later at run time); read by
+ * every worker's risk check, relaxed: a flag that orders nothing else. */
+static _Atomic uint32_t kill_switch;
+
+struct trading {
+	struct hgw_table *table;
+	struct rte_mempool *tx_pool;
+	struct hgw_journal *journal;
+	struct rte_ring *rings[HGW_MAX_WORKERS];
+};
+
 static void
-workers_init(struct hgw_worker *w, const struct hgw_config *c)
+risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->instruments = c->book.max_instruments;
+	r->max_quantity = c->max_quantity;
+	r->max_notional = c->max_notional;
+	r->collar_bps = c->collar_bps;
+	r->max_position = c->max_position;
+	r->window_ns = (uint64_t)c->window_ms * 1000000u;
+	r->max_orders_instrument = c->max_orders_instrument;
+	r->max_orders_total = c->max_orders_total;
+	if (hgw_risk_parse_disable(r, c->risk_disable) < 0)
+		die("[risk] disable: bad list '%s'", c->risk_disable);
+}
+
+static void
+trading_init(struct trading *t, const struct hgw_config *c)
+{
+	char err[512];
+
+	t->table = hgw_table_load(c->table_file, (int)rte_socket_id(), err,
+				  sizeof(err));
+	if (t->table == NULL)
+		die("%s", err);
+	t->tx_pool = rte_pktmbuf_pool_create("hgw_tx", c->tx_mbufs,
+					     RTE_MIN(256u, c->tx_mbufs / 8),
+					     0, RTE_MBUF_DEFAULT_BUF_SIZE,
+					     rte_eth_dev_socket_id(c->tx_port));
+	if (t->tx_pool == NULL)
+		die("cannot create the order pool of %u mbufs ([order] mbufs): %s",
+		    c->tx_mbufs, rte_strerror(rte_errno));
+	if (hgw_journal_register_tsc() < 0)
+		die("cannot register the TX timestamp mbuf field: %s",
+		    rte_strerror(rte_errno));
+	if (c->journal[0] != '\0') {
+		t->journal = hgw_journal_open(c->journal, err, sizeof(err));
+		if (t->journal == NULL)
+			die("%s", err);
+		for (uint32_t i = 0; i < c->workers; i++) {
+			/* Room for a few ms of orders at the throttle's peak;
+			 * the control plane drains every millisecond. */
+			t->rings[i] = hgw_journal_ring(i, RTE_MIN(4096u,
+						rte_align32prevpow2(c->tx_mbufs / 2)));
+			if (t->rings[i] == NULL)
+				die("cannot create journal ring %u: %s", i,
+				    rte_strerror(rte_errno));
+		}
+	}
+	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
+}
+
+static void
+workers_init(struct hgw_worker *w, const struct hgw_config *c,
+	     const struct trading *t)
 {
 	size_t booksz = hgw_book_memsize(&c->book);
 	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	struct hgw_risk_conf rc;
+	size_t risksz = 0;
 
 	if (booksz == 0)
 		die("[book] sizes invalid (instruments %u, orders %u, levels %u)",
 		    c->book.max_instruments, c->book.max_orders,
 		    c->book.max_levels);
+	if (t->table != NULL) {
+		risk_conf(c, &rc);
+		risksz = hgw_risk_memsize(&rc);
+		if (risksz == 0)
+			die("[risk] configuration invalid");
+	}
 	for (uint32_t i = 0; i < c->workers; i++) {
+		int socket = (int)rte_lcore_to_socket_id(lcore);
 		void *mem;
 
 		memset(&w[i], 0, sizeof(w[i]));
@@ -204,12 +311,33 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c)
 		w[i].drain_max = c->rx_desc;
 		hgw_feed_init(&w[i].feed, &c->feed);
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
-					 (int)rte_lcore_to_socket_id(lcore));
+					 socket);
 		if (mem == NULL)
 			die("cannot allocate %zu MB for worker %u's book (reduce "
 			    "[book] orders/levels/instruments or give EAL more "
 			    "memory with -m)", booksz >> 20, i);
 		w[i].book = hgw_book_init(mem, &c->book);
+		if (t->table != NULL) {
+			mem = rte_zmalloc_socket("hgw_risk", risksz,
+						 RTE_CACHE_LINE_SIZE, socket);
+			if (mem == NULL)
+				die("cannot allocate %zu KB of risk state for "
+				    "worker %u", risksz >> 10, i);
+			w[i].risk = hgw_risk_init(mem, &rc, &kill_switch);
+			w[i].table = t->table;
+			w[i].tx_pool = t->tx_pool;
+			w[i].tx_port = c->tx_port;
+			w[i].tx_queue = (uint16_t)i;
+			w[i].journal = t->rings[i];
+			w[i].capacity = (uint8_t)c->capacity;
+			memcpy(w[i].udp.src_mac, c->src_mac, 6);
+			memcpy(w[i].udp.dst_mac, c->dst_mac, 6);
+			w[i].udp.src_ip = c->src_ip;
+			w[i].udp.dst_ip = c->dst_ip;
+			w[i].udp.src_port = c->src_port;
+			w[i].udp.dst_port = c->dst_port;
+			hgw_udp_tx_init(&w[i].udp);
+		}
 		lcore = rte_get_next_lcore(lcore, 1, 0);
 	}
 }
@@ -224,7 +352,8 @@ static const char *const stop_names[] = {
 
 /* Control loop: returns once the workers should stop. */
 static enum stop_reason
-control_loop(struct hgw_worker *w, const struct hgw_config *c)
+control_loop(struct hgw_worker *w, const struct hgw_config *c,
+	     struct trading *t)
 {
 	uint64_t last_frames = 0;
 	uint64_t idle_since = rte_get_timer_cycles();
@@ -235,6 +364,8 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c)
 		uint32_t ended = 1;
 
 		rte_delay_us_sleep(1000);
+		if (t->journal != NULL)
+			hgw_journal_drain(t->journal, t->rings, c->workers);
 		if (signalled)
 			return STOP_SIGNAL;
 		for (uint32_t i = 0; i < c->workers; i++) {
@@ -301,6 +432,21 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 			printf("  book_error %-11s %" PRIu64 "\n",
 			       hgw_book_error_name((enum hgw_book_error)e),
 			       b->errors[e]);
+	if (w->table == NULL)
+		return;
+	printf("  %-22s %" PRIu64 "\n", "triggers", w->strategy.triggers);
+	for (int o = 0; o < HGW_STRATEGY_MAX; o++)
+		printf("  %-22s %" PRIu64 "\n",
+		       hgw_strategy_outcome_name((enum hgw_strategy_outcome)o),
+		       w->strategy.outcomes[o]);
+	for (int r = 0; r < HGW_RISK_MAX; r++)
+		printf("  reject_%-15s %" PRIu64 "\n",
+		       hgw_risk_reject_name((enum hgw_risk_reject)r),
+		       hgw_risk_stats(w->risk)->rejects[r]);
+	printf("  %-22s %" PRIu64 "\n", "orders", w->tx.orders);
+	printf("  %-22s %" PRIu64 "\n", "tx_full", w->tx.tx_full);
+	printf("  %-22s %" PRIu64 "\n", "tx_pool_empty", w->tx.pool_empty);
+	printf("  %-22s %" PRIu64 "\n", "journal_full", w->tx.journal_full);
 }
 
 /* Same stats and same best prices: replicas that saw the same feed must
@@ -351,10 +497,11 @@ main(int argc, char **argv)
 {
 	static struct hgw_worker workers[HGW_MAX_WORKERS];
 	struct app_args args = { 0 };
+	struct trading trading = { 0 };
 	struct hgw_config conf;
 	struct rte_mempool *pool;
 	enum stop_reason why;
-	int rc;
+	int rc, trade;
 
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
@@ -370,14 +517,18 @@ main(int argc, char **argv)
 		die("[run] workers = %u needs %u worker lcores besides the main "
 		    "one; EAL has %u (e.g. -l 0-%u)", conf.workers, conf.workers,
 		    rte_lcore_count() - 1, conf.workers);
+	trade = conf.table_file[0] != '\0';
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	pool = port_setup(&conf);
-	workers_init(workers, &conf);
-	RTE_LOG(INFO, USER1, "port %u, %u worker(s), book %zu MB each\n",
-		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20);
+	if (trade)
+		trading_init(&trading, &conf);
+	pool = ports_setup(&conf, trade);
+	workers_init(workers, &conf, &trading);
+	RTE_LOG(INFO, USER1, "port %u, %u worker(s), book %zu MB each%s\n",
+		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
+		trade ? ", trading" : ", feed only");
 
 	for (uint32_t i = 0; i < conf.workers; i++)
 		if (rte_eal_remote_launch(hgw_worker_main, &workers[i],
@@ -385,15 +536,26 @@ main(int argc, char **argv)
 			die("cannot launch worker %u on lcore %u", i,
 			    workers[i].lcore);
 
-	why = control_loop(workers, &conf);
+	why = control_loop(workers, &conf, &trading);
 	atomic_store_explicit(&hgw_stop, 1, memory_order_relaxed);
 	rte_eal_mp_wait_lcore();
+
+	/* Workers are done: every order they sent is on the rings. */
+	if (trading.journal != NULL)
+		hgw_journal_drain(trading.journal, trading.rings, conf.workers);
 
 	print_summary(&workers[0], why);
 	for (uint32_t i = 1; i < conf.workers; i++)
 		printf("worker %u agrees with worker 0: %s\n", i,
 		       replicas_agree(&workers[0], &workers[i],
 				      conf.book.max_instruments) ? "yes" : "NO");
+	if (trading.journal != NULL) {
+		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
+		       " failed\n", conf.journal,
+		       hgw_journal_written(trading.journal),
+		       hgw_journal_failed(trading.journal));
+		hgw_journal_close(trading.journal);
+	}
 	if (args.dump_book != NULL) {
 		rc = dump_book(&workers[0], conf.book.max_instruments,
 			       args.dump_book);
@@ -402,10 +564,22 @@ main(int argc, char **argv)
 	}
 	fflush(stdout);
 
+	/* Stopping and closing the ports flushes what net_pcap wrote. */
 	rte_eth_dev_stop(conf.rx_port);
 	rte_eth_dev_close(conf.rx_port);
-	for (uint32_t i = 0; i < conf.workers; i++)
+	if (trade && conf.tx_port != conf.rx_port) {
+		rte_eth_dev_stop(conf.tx_port);
+		rte_eth_dev_close(conf.tx_port);
+	}
+	for (uint32_t i = 0; i < conf.workers; i++) {
 		rte_free(workers[i].book);
+		rte_free(workers[i].risk);
+	}
+	for (uint32_t i = 0; i < conf.workers; i++)
+		rte_ring_free(trading.rings[i]);
+	if (trading.table != NULL)
+		hgw_table_free(trading.table);
+	rte_mempool_free(trading.tx_pool);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
 	return 0;

@@ -9,9 +9,16 @@
 
 #include <rte_common.h>
 
+#include <rte_mempool.h>
+#include <rte_ring.h>
+
 #include "config.h"
 #include "hgw_book.h"
 #include "hgw_feed.h"
+#include "hgw_order.h"
+#include "hgw_risk.h"
+#include "hgw_strategy.h"
+#include "hgw_table.h"
 
 /* Why a frame was not offered to the decoder (worker-level, before it). */
 struct hgw_worker_rx_stats {
@@ -20,6 +27,17 @@ struct hgw_worker_rx_stats {
 	uint64_t multiseg;      /* chained mbufs dropped (feed frames fit one) */
 	uint64_t book_changes;  /* messages that changed some instrument's book */
 };
+
+/* Orders leaving one worker. */
+struct hgw_worker_tx_stats {
+	uint64_t orders;        /* handed to tx_burst and accepted by it */
+	uint64_t tx_full;       /* refused by tx_burst (dropped, counted) */
+	uint64_t pool_empty;    /* no mbuf for an order that passed risk */
+	uint64_t journal_full;  /* sent but not journalled (ring full) */
+};
+
+/* Orders built before a tx_burst is forced. */
+#define HGW_WORKER_TXQ 64
 
 /* Most ITCH messages one frame can carry: a 9000-byte jumbo frame of
  * 14-byte blocks (2-byte length + the shortest message, 12 bytes). */
@@ -53,9 +71,26 @@ struct hgw_worker {
 	struct hgw_feed feed __rte_cache_aligned;
 	struct hgw_book *book;
 	struct hgw_worker_rx_stats rx;
+
+	/* Trading (all NULL/0 when no [table] file is configured). */
+	const struct hgw_table *table;
+	struct hgw_risk *risk;
+	struct hgw_strategy_stats strategy;
+	struct hgw_worker_tx_stats tx;
+	struct hgw_udp_tx udp;          /* order transport template */
+	uint8_t capacity;
+	uint16_t tx_port, tx_queue;
+	struct rte_mempool *tx_pool;
+	struct rte_ring *journal;       /* NULL: no journal */
+	uint32_t ntx;
+	struct rte_mbuf *txq[HGW_WORKER_TXQ];
+
+	/* Messages of the current burst, pointing into its mbufs, with
+	 * their sequence number and session (the trigger's identity). */
 	uint32_t nbatch;
-	/* Messages of the current burst, pointing into its mbufs. */
 	const uint8_t *batch[HGW_WORKER_BATCH];
+	uint64_t batch_seq[HGW_WORKER_BATCH];
+	uint16_t batch_session[HGW_WORKER_BATCH];
 } __rte_cache_aligned;
 
 /* Set by the control plane to stop every worker. Relaxed on both sides:
