@@ -174,6 +174,25 @@ hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 
 	uint64_t seq = hgw_be64(mold + 10);
 	uint32_t count = hgw_be16(mold + 18);
+	uint32_t blocks = count == HGW_MOLD_END_SESSION ? 0 : count;
+
+	/* Every block must fit: walk the length prefixes once. This comes
+	 * before the session lookup, so a malformed packet never takes one
+	 * of the session slots. */
+	uint32_t pos = HGW_MOLD_HDR_LEN;
+
+	for (uint32_t i = 0; i < blocks; i++) {
+		if (pos + 2 > plen)
+			return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
+		pos += 2 + (uint32_t)hgw_be16(mold + pos);
+		if (pos > plen)
+			return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
+	}
+	if (pos != plen)
+		return drop(f, HGW_FEED_DROP_MOLD_TRAILING);
+	if (seq + blocks < seq)	/* sequence wraps: not a real packet */
+		return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
+
 	struct hgw_feed_session *s = session_find(f, mold);
 
 	if (s == NULL)
@@ -197,21 +216,6 @@ hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	}
 	if (s->ended)
 		return drop(f, HGW_FEED_DROP_MOLD_AFTER_END);
-
-	/* Every block must fit: walk the length prefixes once. */
-	uint32_t pos = HGW_MOLD_HDR_LEN;
-
-	for (uint32_t i = 0; i < count; i++) {
-		if (pos + 2 > plen)
-			return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
-		pos += 2 + (uint32_t)hgw_be16(mold + pos);
-		if (pos > plen)
-			return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
-	}
-	if (pos != plen)
-		return drop(f, HGW_FEED_DROP_MOLD_TRAILING);
-	if (seq + count < seq)	/* sequence wraps: not a real packet */
-		return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
 
 	if (count == 0) {	/* heartbeat: seq is the next expected number */
 		p->gap = (uint8_t)gap_check(f, s, seq);

@@ -207,13 +207,23 @@ test_frame_drops(void)
 	/* bytes after the last block */
 	FRESH(); f.len += 3; len = fb_finish_count(&f, 1); EXPECT(MOLD_TRAILING);
 	HGW_CHECK_EQ(feed.stats.messages, 0);
-	HGW_CHECK_EQ(feed.nsessions, 1);
-	HGW_CHECK_EQ(feed.sessions[0].next_seq, 1);	/* drops do not advance */
+	/* malformed MoldUDP64 packets never take a session slot */
+	HGW_CHECK_EQ(feed.nsessions, 0);
+	/* end of session with bytes after the header */
+	fb_start(&f, 0, "S1", 1);
+	f.len += 2;
+	len = fb_finish_count(&f, 0xFFFF);
+	rc = run(&f, len, &got);
+	HGW_CHECK_EQ(hgw_feed_reason(rc), HGW_FEED_DROP_MOLD_TRAILING);
+	HGW_CHECK_EQ(feed.nsessions, 0);
+	HGW_CHECK_EQ(feed.stats.end_of_session, 0);
 
 	/* Ethernet padding after the IPv4 packet is fine. */
 	FRESH(); len += 10;
 	HGW_CHECK_EQ(run(&f, len, &got), 1);
 	HGW_CHECK_EQ(got, 1);
+	HGW_CHECK_EQ(feed.nsessions, 1);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 2);
 #undef FRESH
 #undef EXPECT
 }

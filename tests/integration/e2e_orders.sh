@@ -1,0 +1,199 @@
+#!/usr/bin/env bash
+# End-to-end trading through DPDK: a generated feed and table replayed with
+# the net_pcap vdev (rx_pcap in, tx_pcap out) into hedgewire; the orders it
+# sends must equal, byte for byte, those of the independent reference
+# evaluator (tests/ref/hgw_ref.py, which shares no code with hedgewire),
+# and its counters must equal the reference's.
+#   e2e_orders.sh HEDGEWIRE FEEDGEN TABLEGEN SRCDIR SCENARIO
+# SCENARIO: orders | risk-RULE | sigterm | bad-table
+HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
+. "$SRCDIR/tests/integration/common.sh"
+REF="python3 $SRCDIR/tests/ref/hgw_ref.py"
+CMP="python3 $SRCDIR/tests/ref/cmp_orders.py"
+
+command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+
+# conf EXTRA-LINES: a complete configuration for this run.
+conf() {
+	cat >"$T/conf.ini" <<EOF
+[feed]
+group = 233.54.12.111
+port = 26477
+[book]
+instruments = 256
+orders = 262144
+levels = 256
+[table]
+file = $T/table.tbl
+[risk]
+kill = no
+disable =
+max_quantity = 10000
+max_notional = 1000000
+collar_bps = 500
+max_position = 100000000
+window_ms = 1
+max_orders_instrument = 4096
+max_orders_total = 4096
+[order]
+src_mac = 02:00:00:00:00:01
+dst_mac = 02:00:00:00:00:02
+src_ip = 10.2.0.1
+dst_ip = 10.2.0.2
+src_port = 40000
+dst_port = 40001
+capacity = P
+journal = $T/journal.pcap
+EOF
+	# later keys override earlier ones
+	[ -z "${1:-}" ] || printf '%s\n' "$@" | awk -F' *= *' '
+		/^\[/ { sec = $0; next }
+		{ print sec "\t" $1 "\t" $2 }' >"$T/overrides"
+	if [ -s "$T/overrides" ]; then
+		awk -F'\t' 'NR == FNR { o[$1 SUBSEP $2] = $3; next }
+			/^\[/ { sec = $0; print; next }
+			{ split($0, kv, / *= */);
+			  if ((sec SUBSEP kv[1]) in o) print kv[1] " = " o[sec SUBSEP kv[1]];
+			  else print }' "$T/overrides" "$T/conf.ini" >"$T/conf2.ini"
+		mv "$T/conf2.ini" "$T/conf.ini"
+	fi
+}
+
+# trade: run hedgewire and the reference on $T/feed.pcap and compare.
+trade() {
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" \
+		-c "$T/conf.ini" || fail "hedgewire exited $?: $(cat "$T/err")"
+	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
+		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null ||
+		fail "reference evaluator failed"
+	$CMP "$T/expected.pcap" "$T/out.pcap" || fail "orders differ from the reference"
+	local n=0
+	while read -r key want; do
+		expect_eq "$key (hedgewire vs reference)" "$(value "$key")" "$want"
+		n=$((n + 1))
+	done <"$T/ref.txt"
+	echo "  $n counters equal the reference's; $(value orders) orders identical"
+	# the journal holds exactly what left
+	$CMP "$T/out.pcap" "$T/journal.pcap" >/dev/null ||
+		fail "journal differs from the orders sent"
+	grep -q "journal .*: $(value orders) orders written, 0 failed" "$T/out" ||
+		fail "journal count: $(grep journal "$T/out")"
+}
+
+"$FEEDGEN" -q -o "$T/feed.pcap" --truth "$T/truth" --seed 31 --instruments 40 \
+	--messages 60000 --per-packet 4 --heartbeats 50 --dup-every 17
+"$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 --imbalances 8 \
+	--seed 5 --fill 0.1
+
+case $SCENARIO in
+orders)
+	conf "[risk]" "max_orders_instrument = 20" "max_orders_total = 200" \
+		"window_ms = 50"
+	trade
+	[ "$(value orders)" -gt 100 ] || fail "too few orders to mean much: $(value orders)"
+	"$SRCDIR/tests/integration/tshark_orders.sh" "$T/out.pcap" "$(value orders)" ||
+		fail "tshark refused the order frames"
+	$CMP --decode "$T/out.pcap" >"$T/decoded" || fail "decoder refused an order"
+	# UserRefNum strictly increasing
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^user_ref_num=/) {
+		split($i, a, "="); if (a[2] + 0 <= last) bad = 1; last = a[2] + 0 } }
+		END { exit bad }' "$T/decoded" || fail "UserRefNum not increasing"
+	;;
+risk-kill)
+	conf "[risk]" "kill = yes"
+	trade
+	expect_eq orders "$(value orders)" 0
+	expect_eq reject_kill_switch "$(value reject_kill_switch)" "$(value decisions)"
+	;;
+risk-disabled)
+	names=$(awk '$1 == "bbo" { print $3 }' "$T/truth" | head -5 | tr '\n' ' ')
+	conf "[risk]" "disable = $names"
+	trade
+	[ "$(value reject_instrument_disabled)" -gt 0 ] || fail "no disabled rejects"
+	for n in $names; do
+		if $CMP --decode "$T/out.pcap" | grep -q "symbol=$n "; then
+			fail "an order for disabled $n left"
+		fi
+	done
+	;;
+risk-quantity)
+	conf "[risk]" "max_quantity = 500"
+	trade
+	[ "$(value reject_max_quantity)" -gt 0 ] || fail "no max_quantity rejects"
+	;;
+risk-notional)
+	conf "[risk]" "max_notional = 20000"
+	trade
+	[ "$(value reject_max_notional)" -gt 0 ] || fail "no max_notional rejects"
+	;;
+risk-collar)
+	conf "[risk]" "collar_bps = 2"
+	trade
+	[ "$(value reject_price_collar)" -gt 0 ] || fail "no collar rejects"
+	;;
+risk-position)
+	conf "[risk]" "max_position = 1000"
+	trade
+	[ "$(value reject_position_limit)" -gt 0 ] || fail "no position rejects"
+	;;
+risk-throttle)
+	conf "[risk]" "window_ms = 100" "max_orders_instrument = 3" \
+		"max_orders_total = 20"
+	trade
+	[ "$(value reject_throttle_instrument)" -gt 0 ] || fail "no instrument throttle"
+	[ "$(value reject_throttle_total)" -gt 0 ] || fail "no total throttle"
+	;;
+sigterm)
+	# A long replay stopped half way: the summary is printed, the exit
+	# is clean, and the journal holds every order that left.
+	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 32 --instruments 40 \
+		--messages 3000000 --per-packet 4
+	conf
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" -- \
+		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
+	pid=$!
+	sleep 1
+	kill -TERM "$pid"
+	wait "$pid" || fail "exit status $? after SIGTERM: $(cat "$T/err")"
+	grep -q "stopped on signal" "$T/out" || fail "did not stop on the signal"
+	msgs=$(value messages)
+	[ "$msgs" -lt 3000000 ] || fail "replay finished before the signal; make it longer"
+	orders=$(value orders)
+	[ "$orders" -gt 0 ] || fail "no orders before the signal"
+	grep -q "journal .*: $orders orders written, 0 failed" "$T/out" ||
+		fail "journal: $(grep journal "$T/out"), orders $orders"
+	$CMP "$T/out.pcap" "$T/journal.pcap" >/dev/null ||
+		fail "journal differs from the orders sent"
+	echo "  stopped after $msgs messages; $orders orders, all journalled"
+	;;
+bad-table)
+	good=$T/table.tbl
+	conf
+	# expect_table_error WANT FILE: start-up refuses the table in one line.
+	expect_table_error() {
+		sed -i "s|^file = .*|file = $2|" "$T/conf.ini"
+		if run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" \
+			-c "$T/conf.ini"; then
+			fail "accepted table $2"
+		fi
+		expect_eq "error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
+		grep -q "$1" "$T/err" || fail "error does not say '$1': $(cat "$T/err")"
+		echo "  refused: $(grep '^hedgewire: ' "$T/err")"
+	}
+	size=$(stat -c %s "$good")
+	head -c $((size - 1)) "$good" >"$T/short.tbl"
+	expect_table_error "truncated\|size" "$T/short.tbl"
+	cp "$good" "$T/flip.tbl"
+	printf '\x7f' | dd of="$T/flip.tbl" bs=1 seek=$((size / 2)) conv=notrunc status=none
+	expect_table_error "checksum" "$T/flip.tbl"
+	printf 'NOTATABLE' >"$T/junk.tbl"
+	expect_table_error "$T/junk.tbl" "$T/junk.tbl"
+	expect_table_error "$T/none.tbl" "$T/none.tbl"
+	;;
+*)
+	fail "unknown scenario $SCENARIO";;
+esac
+echo "PASS: e2e $SCENARIO"

@@ -1,0 +1,826 @@
+#!/usr/bin/env python3
+"""hgw_ref: independent reference evaluator for hedgewire's trading path.
+
+Written from README.md ("The feed path", "Trading rules") and
+docs/protocols.md only; it shares no code with hedgewire.  Python 3.11
+standard library only.
+
+usage: hgw_ref.py --feed FEED.pcap --table TABLE.bin --conf CONF.ini
+                  --out EXPECTED.pcap [--summary SUMMARY.txt]
+                  [--bbo BBO.txt] [--stats STATS.txt] [--trace TRACE.txt]
+       hgw_ref.py --feed FEED.pcap [--conf CONF.ini] --bbo BBO.txt
+                  (book only: no table, no orders)
+       hgw_ref.py --crc32c FILE   (prints the CRC-32C of a file)
+
+--bbo writes the best bid/ask at the end of every instrument that has a
+name (an 'R' message), in the generator's "bbo LOCATE NAME BIDPX BIDSHARES
+BIDORDERS ASKPX ASKSHARES ASKORDERS" format (empty side: 0 0 0); --trace writes one line per trigger (session, sequence, locate,
+feed time, touch, outcome); --stats writes the feed counters (messages, types, drops, gaps)
+in the generator's truth-file vocabulary.
+"""
+
+import argparse
+import bisect
+import struct
+import sys
+
+# ---------------------------------------------------------------- CRC-32C
+
+_CRC_POLY = 0x82F63B78  # Castagnoli, reflected
+
+
+def _crc_tables():
+    t0 = []
+    for n in range(256):
+        c = n
+        for _ in range(8):
+            c = (c >> 1) ^ _CRC_POLY if c & 1 else c >> 1
+        t0.append(c)
+    tabs = [t0]
+    for _ in range(7):  # slicing-by-8 tables
+        prev = tabs[-1]
+        tabs.append([(prev[n] >> 8) ^ t0[prev[n] & 0xFF] for n in range(256)])
+    return tabs
+
+
+_CRC_T = _crc_tables()
+
+
+def crc32c(data, crc=0):
+    """CRC-32C (Castagnoli, reflected, init/final xor 0xFFFFFFFF)."""
+    t0, t1, t2, t3, t4, t5, t6, t7 = _CRC_T
+    c = crc ^ 0xFFFFFFFF
+    mv = memoryview(data)
+    n8 = len(mv) & ~7
+    if n8:
+        for lo, hi in struct.iter_unpack('<II', mv[:n8]):
+            lo ^= c
+            c = (t7[lo & 0xFF] ^ t6[(lo >> 8) & 0xFF] ^
+                 t5[(lo >> 16) & 0xFF] ^ t4[lo >> 24] ^
+                 t3[hi & 0xFF] ^ t2[(hi >> 8) & 0xFF] ^
+                 t1[(hi >> 16) & 0xFF] ^ t0[hi >> 24])
+    for b in mv[n8:]:
+        c = t0[(c ^ b) & 0xFF] ^ (c >> 8)
+    return c ^ 0xFFFFFFFF
+
+
+assert crc32c(b'123456789') == 0xE3069283
+
+# ---------------------------------------------------------------- config
+
+DEFAULTS = {
+    'feed': {'group': '233.54.12.111', 'port': '26477', 'vlan': '0'},
+    'book': {'instruments': '8192'},
+    'risk': {'kill': 'no', 'disable': '', 'max_quantity': '10000',
+             'max_notional': '1000000', 'collar_bps': '500',
+             'max_position': '100000', 'window_ms': '1000',
+             'max_orders_instrument': '10', 'max_orders_total': '100'},
+    'order': {'src_mac': '02:00:00:00:00:01', 'dst_mac': '02:00:00:00:00:02',
+              'src_ip': '10.2.0.1', 'dst_ip': '10.2.0.2',
+              'src_port': '40000', 'dst_port': '40001', 'capacity': 'P'},
+}
+
+
+def die(msg):
+    sys.stderr.write('hgw_ref: %s\n' % msg)
+    sys.exit(2)
+
+
+def read_conf(path):
+    conf = {s: dict(kv) for s, kv in DEFAULTS.items()}
+    if path is None:
+        return conf
+    section = None
+    with open(path, encoding='utf-8', errors='replace') as f:
+        for lineno, raw in enumerate(f, 1):
+            line = raw
+            for ch in ';#':
+                k = line.find(ch)
+                if k >= 0:
+                    line = line[:k]
+            line = line.strip()
+            if not line:
+                continue
+            if line.startswith('['):
+                if not line.endswith(']'):
+                    die('%s:%d: bad section line' % (path, lineno))
+                section = line[1:-1].strip()
+                continue
+            if '=' not in line:
+                die('%s:%d: expected key = value' % (path, lineno))
+            key, val = line.split('=', 1)
+            key, val = key.strip(), val.strip()
+            if section in conf and key in conf[section]:
+                conf[section][key] = val
+            # other sections / keys: ignored (hedgewire validates them)
+    return conf
+
+
+def c_int(conf, sec, key, lo=0, hi=(1 << 64) - 1):
+    v = conf[sec][key]
+    try:
+        n = int(v, 10)
+    except ValueError:
+        try:
+            n = int(v, 0)
+        except ValueError:
+            die('bad value for [%s] %s: %r (expected an integer)' % (sec, key, v))
+    if not lo <= n <= hi:
+        die('bad value for [%s] %s: %r (expected %d..%d)' % (sec, key, v, lo, hi))
+    return n
+
+
+def c_bool(conf, sec, key):
+    v = conf[sec][key].lower()
+    if v in ('yes', 'true', 'on', '1'):
+        return True
+    if v in ('no', 'false', 'off', '0'):
+        return False
+    die('bad value for [%s] %s: %r (expected a boolean)' % (sec, key, v))
+
+
+def c_ip(conf, sec, key):
+    v = conf[sec][key]
+    parts = v.split('.')
+    try:
+        if len(parts) != 4:
+            raise ValueError
+        b = bytes(int(p, 10) for p in parts)
+    except ValueError:
+        die('bad value for [%s] %s: %r (expected an IPv4 address)' % (sec, key, v))
+    return b
+
+
+def c_mac(conf, sec, key):
+    v = conf[sec][key]
+    parts = v.replace('-', ':').split(':')
+    try:
+        if len(parts) != 6:
+            raise ValueError
+        b = bytes(int(p, 16) for p in parts)
+    except ValueError:
+        die('bad value for [%s] %s: %r (expected a MAC address)' % (sec, key, v))
+    return b
+
+
+# ---------------------------------------------------------------- table
+
+TABLE_HDR = struct.Struct('<8sIIIIIIQI20s')
+ENTRY = struct.Struct('<IBBBBiII')
+
+
+class Table:
+    def __init__(self, path):
+        with open(path, 'rb') as f:
+            data = f.read()
+        if len(data) < 64:
+            die('%s: table truncated (%d bytes, header is 64)' % (path, len(data)))
+        (magic, version, esize, inst, spreads, imbs, tick, count, crc,
+         _res) = TABLE_HDR.unpack_from(data, 0)
+        if magic != b'HGWTABL1':
+            die('%s: bad table magic %r' % (path, magic))
+        if version != 1:
+            die('%s: table format version %d (expected 1)' % (path, version))
+        if esize != 64:
+            die('%s: table entry size %d (expected 64)' % (path, esize))
+        if count != inst * spreads * imbs:
+            die('%s: table entry count %d != %d*%d*%d' % (path, count, inst, spreads, imbs))
+        if inst == 0 or spreads == 0 or imbs == 0 or tick == 0:
+            die('%s: table dimension is zero (instruments %d spreads %d imbalances %d tick %d)'
+                % (path, inst, spreads, imbs, tick))
+        want = 64 + count * 64
+        if len(data) < want:
+            die('%s: table truncated (%d bytes, expected %d)' % (path, len(data), want))
+        if len(data) != want:
+            die('%s: table has the wrong size (%d bytes, expected %d)' % (path, len(data), want))
+        got = crc32c(memoryview(data)[64:])
+        if got != crc:
+            die('%s: table checksum mismatch (header 0x%08x, entries 0x%08x)' % (path, crc, got))
+        self.data = data
+        self.instruments, self.spreads, self.imbalances, self.tick = inst, spreads, imbs, tick
+
+
+# ---------------------------------------------------------------- checksums
+
+def csum16(data, start=0):
+    if len(data) & 1:
+        data = bytes(data) + b'\0'
+    s = start + sum(struct.unpack('>%dH' % (len(data) // 2), data))
+    while s >> 16:
+        s = (s & 0xFFFF) + (s >> 16)
+    return s
+
+
+def inet_checksum(data, start=0):
+    return ~csum16(data, start) & 0xFFFF
+
+
+# ---------------------------------------------------------------- pcap
+
+def pcap_records(path):
+    """Reads a classic pcap: returns (whole file, endianness, nanosecond?)."""
+    with open(path, 'rb') as f:
+        buf = f.read()
+    if len(buf) < 24:
+        die('%s: not a pcap (too short)' % path)
+    m = buf[:4]
+    if m == b'\xd4\xc3\xb2\xa1':
+        e, ns = '<', False
+    elif m == b'\xa1\xb2\xc3\xd4':
+        e, ns = '>', False
+    elif m == b'\x4d\x3c\xb2\xa1':
+        e, ns = '<', True
+    elif m == b'\xa1\xb2\x3c\x4d':
+        e, ns = '>', True
+    else:
+        die('%s: not a classic pcap (magic %s)' % (path, m.hex()))
+    link = struct.unpack_from(e + 'I', buf, 20)[0] & 0x0FFFFFFF
+    if link != 1:
+        die('%s: link type %d is not Ethernet' % (path, link))
+    return buf, e, ns
+
+
+def pcap_iter(buf, e):
+    rec = struct.Struct(e + 'IIII')
+    n = len(buf)
+    off = 24
+    while off + 16 <= n:
+        s, frac, incl, _orig = rec.unpack_from(buf, off)
+        off += 16
+        if off + incl > n:
+            sys.stderr.write('hgw_ref: warning: pcap ends inside a record\n')
+            return
+        yield s, frac, off, incl
+        off += incl
+    if off != n:
+        sys.stderr.write('hgw_ref: warning: pcap ends inside a record header\n')
+
+
+def pcap_write(path, frames):
+    """frames: list of (ts_ns, bytes); microsecond little-endian pcap."""
+    with open(path, 'wb') as f:
+        f.write(struct.pack('<IHHiIII', 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1))
+        for ts, fr in frames:
+            f.write(struct.pack('<IIII', ts // 1000000000, (ts % 1000000000) // 1000,
+                                len(fr), len(fr)))
+            f.write(fr)
+
+
+# ---------------------------------------------------------------- ITCH
+
+ITCH_LEN = {'S': 12, 'R': 39, 'H': 25, 'Y': 20, 'L': 26, 'V': 35, 'W': 12,
+            'K': 28, 'J': 35, 'h': 21, 'A': 36, 'F': 40, 'E': 31, 'C': 36,
+            'X': 23, 'D': 19, 'U': 35, 'P': 44, 'Q': 40, 'B': 19, 'I': 50,
+            'N': 20}
+LEN_BY_BYTE = [-1] * 256
+for _t, _l in ITCH_LEN.items():
+    LEN_BY_BYTE[ord(_t)] = _l
+
+SUMMARY_KEYS = ['triggers', 'out_of_table', 'no_quote', 'crossed', 'no_action',
+                'bad_entry', 'decisions', 'reject_kill_switch',
+                'reject_instrument_disabled', 'reject_max_quantity',
+                'reject_max_notional', 'reject_price_collar',
+                'reject_position_limit', 'reject_throttle_instrument',
+                'reject_throttle_total', 'orders']
+
+DROP_KEYS = ['eth_short', 'not_ipv4', 'vlan_mismatch', 'ip_bad_header',
+             'ip_truncated', 'ip_fragment', 'not_udp', 'udp_bad_length',
+             'not_feed', 'mold_short', 'mold_truncated', 'mold_trailing',
+             'mold_too_many_sessions', 'mold_duplicate', 'mold_after_end',
+             'itch_bad_length', 'itch_unknown_type']
+
+
+# ---------------------------------------------------------------- engine
+
+class Engine:
+    def __init__(self, conf, table):
+        self.table = table
+        self.ninst = c_int(conf, 'book', 'instruments', 1, 65536)
+        self.kill = c_bool(conf, 'risk', 'kill')
+        self.disable = set(t for t in conf['risk']['disable'].replace(',', ' ').split() if t)
+        self.max_quantity = c_int(conf, 'risk', 'max_quantity')
+        self.max_notional = c_int(conf, 'risk', 'max_notional')
+        self.collar_bps = c_int(conf, 'risk', 'collar_bps')
+        self.max_position = c_int(conf, 'risk', 'max_position')
+        self.window_ns = c_int(conf, 'risk', 'window_ms') * 1000000
+        self.max_oi = c_int(conf, 'risk', 'max_orders_instrument')
+        self.max_ot = c_int(conf, 'risk', 'max_orders_total')
+        cap = conf['order']['capacity']
+        if len(cap) != 1:
+            die('bad value for [order] capacity: %r (expected one character)' % cap)
+        self.capacity = cap.encode('latin-1')
+        src_ip, dst_ip = c_ip(conf, 'order', 'src_ip'), c_ip(conf, 'order', 'dst_ip')
+        sport = c_int(conf, 'order', 'src_port', 0, 65535)
+        dport = c_int(conf, 'order', 'dst_port', 0, 65535)
+        eth = c_mac(conf, 'order', 'dst_mac') + c_mac(conf, 'order', 'src_mac') + b'\x08\x00'
+        ip = bytearray(struct.pack('>BBHHHBBH4s4s', 0x45, 0, 78, 0, 0x4000, 64, 17, 0,
+                                   src_ip, dst_ip))
+        struct.pack_into('>H', ip, 10, inet_checksum(ip))
+        self.hdr = eth + bytes(ip)
+        self.udp_ports = (sport, dport)
+        # pseudo header + UDP header (checksum 0) partial sum
+        self.udp_sum0 = csum16(src_ip + dst_ip + struct.pack('>BBH', 0, 17, 58) +
+                               struct.pack('>HHHH', sport, dport, 58, 0))
+        self.cnt = dict.fromkeys(SUMMARY_KEYS, 0)
+        self.frames = []          # (ts, bytes)
+        self.position = {}        # locate -> net shares
+        self.thr_inst = {}        # locate -> sorted list of feed times
+        self.thr_total = []
+        self.ouch = struct.Struct('>cIcI8sQccccc14sH')
+
+    def build_frame(self, side, qty, symbol, price, tif, display, clordid, urn):
+        ouch = self.ouch.pack(b'O', urn, side, qty, symbol, price, tif, display,
+                              self.capacity, b'N', b'N', clordid, 0)
+        payload = b'\x00\x30U' + ouch           # SoupBinTCP length 48, 'U'
+        c = ~csum16(payload, self.udp_sum0) & 0xFFFF
+        if c == 0:
+            c = 0xFFFF
+        udp = struct.pack('>HHHH', self.udp_ports[0], self.udp_ports[1], 58, c)
+        return self.hdr + udp + payload
+
+
+def run(feed_path, conf, table, trace=None):
+    eng = Engine(conf, table)
+    cnt = eng.cnt
+    NINST = eng.ninst
+    group = c_ip(conf, 'feed', 'group')
+    any_group = group == b'\0\0\0\0'
+    fport = c_int(conf, 'feed', 'port', 0, 65535)
+    fvlan = c_int(conf, 'feed', 'vlan', 0, 4095)
+
+    drops = dict.fromkeys(DROP_KEYS, 0)
+    types = {}
+    fst = {'frames': 0, 'messages': 0, 'heartbeats': 0, 'end_of_session': 0,
+           'gaps': 0, 'gap_messages': 0}
+
+    buf, e, _ns = pcap_records(feed_path)
+    H = struct.Struct('>H').unpack_from
+    MOLD = struct.Struct('>10sQH').unpack_from
+
+    # ITCH field views (offsets from the message start)
+    S_ADD = struct.Struct('>xHxxHIQBI8xI').unpack_from     # locate ts_hi ts_lo ref side shares price
+    S_RED = struct.Struct('>xHxxHIQI').unpack_from         # E / X: locate tsh tsl ref shares
+    S_C = struct.Struct('>xHxxHIQI8xBI').unpack_from       # locate tsh tsl ref shares printable price
+    S_D = struct.Struct('>xHxxHIQ').unpack_from            # locate tsh tsl ref
+    S_U = struct.Struct('>xHxxHIQQII').unpack_from         # locate tsh tsl old new shares price
+    S_R = struct.Struct('>xH8x8s').unpack_from             # locate stock
+    S_P = struct.Struct('>xH29xI').unpack_from             # locate price@32
+    S_Q = struct.Struct('>xH24xI').unpack_from             # locate price@27
+    LENB = LEN_BY_BYTE
+
+    # book state
+    orders = {}                       # ref -> [locate, side 0/1, shares, price]
+    lv = [None] * (2 * NINST)         # locate*2+side -> {price: [shares, count]}
+    best = [0] * (2 * NINST)          # cached best price, 0 = empty, None = dirty
+    names = [None] * NINST            # 8-byte raw names
+    last_trade = [None] * NINST
+
+    sessions = {}                     # name -> [expected, ended, index]
+    sess_names = []
+
+    # strategy state
+    tbl = eng.table
+    if tbl is not None:
+        T_INST, T_S, T_I, T_TICK = tbl.instruments, tbl.spreads, tbl.imbalances, tbl.tick
+        tdata = tbl.data
+    ENT = ENTRY.unpack_from
+    kill = eng.kill
+    disable = eng.disable
+    max_q, max_notional10k = eng.max_quantity, eng.max_notional * 10000
+    collar_bps, max_pos = eng.collar_bps, eng.max_position
+    W, max_oi, max_ot = eng.window_ns, eng.max_oi, eng.max_ot
+    position = eng.position
+    thr_inst, thr_total = eng.thr_inst, eng.thr_total
+    frames = eng.frames
+    build = eng.build_frame
+    bisect_right = bisect.bisect_right
+    insort = bisect.insort
+
+    def get_best(k):
+        b = best[k]
+        if b is None:
+            d = lv[k]
+            if d:
+                b = max(d) if not (k & 1) else min(d)
+            else:
+                b = 0
+            best[k] = b
+        return b
+
+    def add(loc, side, ref, shares, price):
+        k = loc * 2 + side
+        orders[ref] = [loc, side, shares, price]
+        d = lv[k]
+        if d is None:
+            d = lv[k] = {}
+        l = d.get(price)
+        if l is None:
+            d[price] = [shares, 1]
+            b = best[k]
+            if b is not None and (b == 0 or (price < b if side else price > b)):
+                best[k] = price
+        else:
+            l[0] += shares
+            l[1] += 1
+
+    def remove(ref, o):
+        del orders[ref]
+        k = o[0] * 2 + o[1]
+        d = lv[k]
+        p = o[3]
+        l = d[p]
+        l[0] -= o[2]
+        l[1] -= 1
+        if l[1] == 0:
+            del d[p]
+            if best[k] == p:
+                best[k] = None
+
+    def reduce(ref, o, n):
+        if n >= o[2]:
+            remove(ref, o)
+        else:
+            o[2] -= n
+            lv[o[0] * 2 + o[1]][o[3]][0] -= n
+
+    def decide_traced(loc, sidx, seqno, ts):
+        if tbl is None:
+            cnt['triggers'] += 1
+            return
+        before = dict(cnt)
+        decide1(loc, sidx, seqno, ts)
+        what = [k for k in SUMMARY_KEYS[1:] if cnt[k] != before[k] and k != 'decisions']
+        b, a = get_best(loc * 2), get_best(loc * 2 + 1)
+        lt = last_trade[loc] if loc < NINST else None
+        trace.write('%s %d loc %d t %d bid %d %d ask %d %d last %s -> %s\n' % (
+            sess_names[sidx].decode('latin-1'), seqno, loc, ts,
+            b, lv[loc * 2][b][0] if b else 0, a, lv[loc * 2 + 1][a][0] if a else 0,
+            '-' if lt is None else lt, what[0] if what else '?'))
+
+    def decide_book_only(loc, sidx, seqno, ts):
+        cnt['triggers'] += 1
+
+    def decide1(loc, sidx, seqno, ts):
+        cnt['triggers'] += 1
+        if loc >= T_INST:
+            cnt['out_of_table'] += 1
+            return
+        k = loc * 2
+        bid = best[k]
+        if bid is None:
+            bid = get_best(k)
+        ask = best[k + 1]
+        if ask is None:
+            ask = get_best(k + 1)
+        if bid == 0 or ask == 0:
+            cnt['no_quote'] += 1
+            return
+        bs = lv[k][bid][0]
+        as_ = lv[k + 1][ask][0]
+        if bs == 0 or as_ == 0:   # a touch of zero shares is no quote
+            cnt['no_quote'] += 1
+            return
+        if ask <= bid:
+            cnt['crossed'] += 1
+            return
+        st = (ask - bid) // T_TICK
+        s = (st if st > 1 else 1)
+        s = (s if s < T_S else T_S) - 1
+        tot = bs + as_
+        i = (T_I * bs) // tot if tot else 0
+        if i > T_I - 1:
+            i = T_I - 1
+        key = (loc * T_S + s) * T_I + i
+        _seq, action, mode, tif, display, eprice, qty, _tag = ENT(tdata, 64 + key * 64)
+        if action == 66:      # 'B'
+            if mode == 0:
+                price = bid + eprice
+            elif mode == 1:
+                price = eprice
+            else:
+                price = 0     # unknown price mode: bad_entry
+        elif action == 83:    # 'S'
+            if mode == 0:
+                price = ask - eprice
+            elif mode == 1:
+                price = eprice
+            else:
+                price = 0
+        else:
+            cnt['no_action'] += 1
+            return
+        if not 1 <= price <= 2000000000 or qty == 0:
+            cnt['bad_entry'] += 1
+            return
+        cnt['decisions'] += 1
+        # pre-trade risk, in README order
+        if kill:
+            cnt['reject_kill_switch'] += 1
+            return
+        name = names[loc]
+        if disable and name is not None and name.decode('latin-1').strip(' ') in disable:
+            cnt['reject_instrument_disabled'] += 1
+            return
+        if qty > max_q:
+            cnt['reject_max_quantity'] += 1
+            return
+        if price * qty > max_notional10k:
+            cnt['reject_max_notional'] += 1
+            return
+        ref = last_trade[loc]
+        if ref is None:
+            ref = (bid + ask) // 2
+        if abs(price - ref) * 10000 > collar_bps * ref:
+            cnt['reject_price_collar'] += 1
+            return
+        pos = position.get(loc, 0) + (qty if action == 66 else -qty)
+        if abs(pos) > max_pos:
+            cnt['reject_position_limit'] += 1
+            return
+        lo = ts - W
+        ti = thr_inst.get(loc)
+        if ti is None:
+            ti = thr_inst[loc] = []
+        if bisect_right(ti, ts) - bisect_right(ti, lo) >= max_oi:
+            cnt['reject_throttle_instrument'] += 1
+            return
+        if bisect_right(thr_total, ts) - bisect_right(thr_total, lo) >= max_ot:
+            cnt['reject_throttle_total'] += 1
+            return
+        position[loc] = pos
+        insort(ti, ts)
+        insort(thr_total, ts)
+        cnt['orders'] += 1
+        sname = sess_names[sidx]
+        clordid = sname[6:10] + b'%010d' % (seqno % 10000000000)
+        frames.append((ts, build(b'B' if action == 66 else b'S', qty,
+                                 name if name is not None else b'        ',
+                                 price, bytes((tif,)), bytes((display,)), clordid,
+                                 seqno & 0xFFFFFFFF)))
+
+    if trace is not None:
+        decide = decide_traced
+    elif tbl is None:
+        decide = decide_book_only
+    else:
+        decide = decide1
+
+    for _s, _f, p, flen in pcap_iter(buf, e):
+        fst['frames'] += 1
+        end = p + flen
+        if flen < 14:
+            drops['eth_short'] += 1
+            continue
+        et = H(buf, p + 12)[0]
+        q = p + 14
+        vid = 0
+        tagged = False
+        if et == 0x8100 or et == 0x88A8:
+            if flen < 18:
+                drops['eth_short'] += 1
+                continue
+            vid = H(buf, p + 14)[0] & 0x0FFF
+            tagged = True
+            et = H(buf, p + 16)[0]
+            q = p + 18
+        if et != 0x0800:
+            drops['not_ipv4'] += 1
+            continue
+        if fvlan and (not tagged or vid != fvlan):
+            drops['vlan_mismatch'] += 1
+            continue
+        avail = end - q
+        if avail < 20:
+            drops['ip_truncated'] += 1
+            continue
+        vihl = buf[q]
+        ihl = (vihl & 15) * 4
+        tot = H(buf, q + 2)[0]
+        if vihl >> 4 != 4 or ihl < 20 or tot < ihl:
+            drops['ip_bad_header'] += 1
+            continue
+        if tot > avail:
+            drops['ip_truncated'] += 1
+            continue
+        if H(buf, q + 6)[0] & 0x3FFF:
+            drops['ip_fragment'] += 1
+            continue
+        if buf[q + 9] != 17:
+            drops['not_udp'] += 1
+            continue
+        u = q + ihl
+        iplen = tot - ihl
+        if iplen < 8:
+            drops['udp_bad_length'] += 1
+            continue
+        ulen = H(buf, u + 4)[0]
+        if ulen < 8 or ulen > iplen:
+            drops['udp_bad_length'] += 1
+            continue
+        if (not any_group and buf[q + 16:q + 20] != group) or (fport and H(buf, u + 2)[0] != fport):
+            drops['not_feed'] += 1
+            continue
+        m = u + 8
+        mend = u + ulen
+        if mend - m < 20:
+            drops['mold_short'] += 1
+            continue
+        sess, seq, count = MOLD(buf, m)
+        blocks = None
+        pos = m + 20
+        if count != 0 and count != 0xFFFF:
+            blocks = []
+            bad = False
+            for _i in range(count):
+                if pos + 2 > mend:
+                    bad = True
+                    break
+                bl = H(buf, pos)[0]
+                pos += 2
+                if pos + bl > mend:
+                    bad = True
+                    break
+                blocks.append((pos, bl))
+                pos += bl
+            if bad:
+                drops['mold_truncated'] += 1
+                continue
+        if pos != mend:     # also a heartbeat / end of session with a body
+            drops['mold_trailing'] += 1
+            continue
+        st = sessions.get(sess)
+        if st is None:
+            if len(sessions) >= 4:
+                drops['mold_too_many_sessions'] += 1
+                continue
+            st = sessions[sess] = [1, False, len(sess_names)]
+            sess_names.append(sess)
+        if st[1]:
+            # a repeated end of session (e.g. from the other A/B line) is a
+            # duplicate; anything else after the end is mold_after_end
+            drops['mold_duplicate' if count == 0xFFFF else 'mold_after_end'] += 1
+            continue
+        exp = st[0]
+        if blocks is None:
+            if count == 0:
+                fst['heartbeats'] += 1
+            else:
+                fst['end_of_session'] += 1
+                st[1] = True
+            if seq > exp:
+                fst['gaps'] += 1
+                fst['gap_messages'] += seq - exp
+                st[0] = seq
+            continue
+        if seq + count - 1 < exp:
+            drops['mold_duplicate'] += 1
+            continue
+        if seq > exp:
+            fst['gaps'] += 1
+            fst['gap_messages'] += seq - exp
+            exp = seq
+        st[0] = seq + count
+        sidx = st[2]
+        for j in range(exp - seq, count):
+            mo, ml = blocks[j]
+            if ml == 0:
+                drops['itch_bad_length'] += 1
+                continue
+            t = buf[mo]
+            want = LENB[t]
+            if want != ml:
+                if want < 0:
+                    drops['itch_unknown_type'] += 1
+                else:
+                    drops['itch_bad_length'] += 1
+                continue
+            fst['messages'] += 1
+            types[t] = types.get(t, 0) + 1
+            seqno = seq + j
+            if t == 65 or t == 70:                      # A, F
+                loc, th, tl, ref, side, shares, price = S_ADD(buf, mo)
+                if (side != 66 and side != 83) or not 1 <= price <= 2000000000 \
+                        or ref in orders or loc >= NINST:
+                    continue
+                add(loc, 0 if side == 66 else 1, ref, shares, price)
+                decide(loc, sidx, seqno, (th << 32) | tl)
+            elif t == 69 or t == 88:                    # E, X
+                loc, th, tl, ref, n = S_RED(buf, mo)
+                o = orders.get(ref)
+                if o is None:
+                    continue
+                reduce(ref, o, n)
+                decide(o[0], sidx, seqno, (th << 32) | tl)
+            elif t == 68:                               # D
+                loc, th, tl, ref = S_D(buf, mo)
+                o = orders.get(ref)
+                if o is None:
+                    continue
+                remove(ref, o)
+                decide(o[0], sidx, seqno, (th << 32) | tl)
+            elif t == 85:                               # U
+                loc, th, tl, ref, nref, shares, price = S_U(buf, mo)
+                o = orders.get(ref)
+                if o is None:
+                    continue
+                remove(ref, o)
+                if 1 <= price <= 2000000000 and nref not in orders:
+                    add(o[0], o[1], nref, shares, price)
+                decide(o[0], sidx, seqno, (th << 32) | tl)
+            elif t == 67:                               # C
+                loc, th, tl, ref, n, printable, price = S_C(buf, mo)
+                o = orders.get(ref)
+                if o is None:
+                    if printable == 89 and loc < NINST:
+                        last_trade[loc] = price
+                    continue
+                if printable == 89:
+                    last_trade[o[0]] = price
+                reduce(ref, o, n)
+                decide(o[0], sidx, seqno, (th << 32) | tl)
+            elif t == 82:                               # R
+                loc, stock = S_R(buf, mo)
+                if loc < NINST:
+                    names[loc] = stock
+            elif t == 80:                               # P
+                loc, price = S_P(buf, mo)
+                if loc < NINST:
+                    last_trade[loc] = price
+            elif t == 81:                               # Q
+                loc, price = S_Q(buf, mo)
+                if loc < NINST:
+                    last_trade[loc] = price
+
+    stats = dict(fst)
+    stats['drops'] = drops
+    stats['types'] = {chr(k): v for k, v in sorted(types.items())}
+    stats['sessions'] = [(n.decode('latin-1'), st[0], st[1]) for n, st in sessions.items()]
+
+    def bbo_lines():
+        out = []
+        for loc in range(NINST):
+            bd, ad = lv[loc * 2], lv[loc * 2 + 1]
+            if names[loc] is None:      # like hedgewire --dump-book: named ones
+                continue
+            nm = names[loc].decode('latin-1').strip(' ')
+            b, a = get_best(loc * 2), get_best(loc * 2 + 1)
+            bl = bd[b] if b else (0, 0)
+            al = ad[a] if a else (0, 0)
+            out.append('bbo %d %s %d %d %d %d %d %d' % (loc, nm, b, bl[0], bl[1], a, al[0], al[1]))
+        return out
+
+    return eng, stats, bbo_lines
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description='hedgewire reference evaluator')
+    ap.add_argument('--feed')
+    ap.add_argument('--table')
+    ap.add_argument('--conf')
+    ap.add_argument('--out')
+    ap.add_argument('--summary')
+    ap.add_argument('--bbo', help='write every instrument\'s best bid/ask (generator bbo format)')
+    ap.add_argument('--stats', help='write feed counters (generator truth vocabulary)')
+    ap.add_argument('--trace', help='write one line per trigger: book touch and outcome')
+    ap.add_argument('--crc32c', metavar='FILE', help='print the CRC-32C of FILE and exit')
+    a = ap.parse_args(argv)
+    if a.crc32c:
+        with open(a.crc32c, 'rb') as f:
+            print('0x%08x' % crc32c(f.read()))
+        return 0
+    if not a.feed:
+        ap.error('--feed is required')
+    if a.out and not a.table:
+        ap.error('--out needs --table')
+    conf = read_conf(a.conf)
+    table = Table(a.table) if a.table else None
+    trace = open(a.trace, 'w') if a.trace else None
+    eng, stats, bbo_lines = run(a.feed, conf, table, trace)
+    if trace is not None:
+        trace.close()
+    if a.out:
+        pcap_write(a.out, eng.frames)
+    if table is not None or a.summary:
+        text = ''.join('%s %d\n' % (k, eng.cnt[k]) for k in SUMMARY_KEYS)
+        if a.summary:
+            with open(a.summary, 'w') as f:
+                f.write(text)
+        sys.stdout.write(text)
+    if a.bbo:
+        with open(a.bbo, 'w') as f:
+            f.write(''.join(l + '\n' for l in bbo_lines()))
+    if a.stats:
+        with open(a.stats, 'w') as f:
+            for k in ('frames', 'messages', 'heartbeats', 'end_of_session', 'gaps', 'gap_messages'):
+                f.write('%s %d\n' % (k, stats[k]))
+            for name, exp, ended in stats['sessions']:
+                f.write('session %s next %d ended %d\n' % (name, exp, ended))
+            for k, v in stats['drops'].items():
+                f.write('drop %s %d\n' % (k, v))
+            for k, v in stats['types'].items():
+                f.write('type %s %d\n' % (k, v))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
