@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	libdpdk-dev dpdk dpdk-dev libnuma-dev libbsd-dev libpcap-dev
-	python3-pyelftools
+	python3 python3-pyelftools
 	clang llvm libclang-rt-14-dev
 	tshark gnuplot-nox
 )

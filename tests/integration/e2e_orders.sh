@@ -95,9 +95,10 @@ orders)
 		fail "tshark refused the order frames"
 	$CMP --decode "$T/out.pcap" >"$T/decoded" || fail "decoder refused an order"
 	# UserRefNum strictly increasing
-	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^user_ref_num=/) {
-		split($i, a, "="); if (a[2] + 0 <= last) bad = 1; last = a[2] + 0 } }
-		END { exit bad }' "$T/decoded" || fail "UserRefNum not increasing"
+	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^UserRefNum=/) {
+		split($i, a, "="); n++; if (a[2] + 0 <= last) bad = 1; last = a[2] + 0 } }
+		END { if (n == 0) { print "no UserRefNum decoded"; exit 1 } exit bad }' \
+		"$T/decoded" || fail "UserRefNum not strictly increasing"
 	;;
 risk-kill)
 	conf "[risk]" "kill = yes"
@@ -110,8 +111,10 @@ risk-disabled)
 	conf "[risk]" "disable = $names"
 	trade
 	[ "$(value reject_instrument_disabled)" -gt 0 ] || fail "no disabled rejects"
+	$CMP --decode "$T/out.pcap" >"$T/decoded" || fail "decoder refused an order"
+	grep -q "symbol='" "$T/decoded" || fail "no symbol decoded"
 	for n in $names; do
-		if $CMP --decode "$T/out.pcap" | grep -q "symbol=$n "; then
+		if grep -q "symbol='$n *'" "$T/decoded"; then
 			fail "an order for disabled $n left"
 		fi
 	done
