@@ -310,6 +310,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 		w[i].burst = c->burst;
 		w[i].drain_max = c->rx_desc;
 		hgw_feed_init(&w[i].feed, &c->feed);
+		hgw_hist_init(&w[i].rx_to_tx);
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
 		if (mem == NULL)
@@ -447,6 +448,8 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 	printf("  %-22s %" PRIu64 "\n", "tx_full", w->tx.tx_full);
 	printf("  %-22s %" PRIu64 "\n", "tx_pool_empty", w->tx.pool_empty);
 	printf("  %-22s %" PRIu64 "\n", "journal_full", w->tx.journal_full);
+	hgw_hist_print(&w->rx_to_tx, stdout, "rx_to_tx", 1e9 / (double)rte_get_tsc_hz(),
+		       "ns, rx_burst return to tx_burst, per order");
 }
 
 /* Same stats and same best prices: replicas that saw the same feed must

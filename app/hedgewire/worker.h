@@ -15,6 +15,7 @@
 #include "config.h"
 #include "hgw_book.h"
 #include "hgw_feed.h"
+#include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_risk.h"
 #include "hgw_strategy.h"
@@ -91,6 +92,12 @@ struct hgw_worker {
 	const uint8_t *batch[HGW_WORKER_BATCH];
 	uint64_t batch_seq[HGW_WORKER_BATCH];
 	uint16_t batch_session[HGW_WORKER_BATCH];
+	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
+
+	/* TSC when the current burst's rx_burst returned (its arrival), and
+	 * arrival -> handed to tx_burst of every order, in TSC cycles. */
+	uint64_t rx_tsc;
+	struct hgw_hist rx_to_tx;
 } __rte_cache_aligned;
 
 /* Set by the control plane to stop every worker. Relaxed on both sides:
