@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
@@ -28,6 +29,7 @@
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_telemetry.h>
 
 #include "config.h"
 #include "journal.h"
@@ -228,6 +230,89 @@ struct trading {
 	struct rte_ring *rings[HGW_MAX_WORKERS];
 };
 
+/* The table's one writer is the control plane; telemetry runs each client
+ * on its own thread, so writers take this lock (off the fast path: the
+ * workers never touch it, they read under each entry's sequence count). */
+static pthread_mutex_t table_writer = PTHREAD_MUTEX_INITIALIZER;
+static struct hgw_table *live_table;
+
+/* /hgw/table/patch,FILE: apply a patch file to the running table. */
+static int
+tel_table_patch(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	char err[256];
+	long n;
+
+	if (live_table == NULL || params == NULL || *params == '\0') {
+		rte_tel_data_string(d, live_table == NULL ?
+				    "no table loaded ([table] file)" :
+				    "usage: /hgw/table/patch,FILE");
+		return 0;
+	}
+	pthread_mutex_lock(&table_writer);
+	n = hgw_table_patch_file(live_table, params, err, sizeof(err));
+	pthread_mutex_unlock(&table_writer);
+	rte_tel_data_start_dict(d);
+	if (n < 0) {
+		rte_tel_data_add_dict_string(d, "error", err);
+	} else {
+		rte_tel_data_add_dict_u64(d, "applied", (uint64_t)n);
+		RTE_LOG(INFO, USER1, "table patch %s: %ld entries\n", params, n);
+	}
+	return 0;
+}
+
+/* /hgw/table/entry,L,S,I: one entry, read as a worker reads it. */
+static int
+tel_table_entry(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	unsigned int l, sp, im;
+	struct hgw_table_entry e;
+	char c[2] = { 0, 0 };
+
+	if (live_table == NULL || params == NULL ||
+	    sscanf(params, "%u,%u,%u", &l, &sp, &im) != 3 ||
+	    l >= live_table->dims.instruments ||
+	    sp >= live_table->dims.spreads ||
+	    im >= live_table->dims.imbalances) {
+		rte_tel_data_string(d, "usage: /hgw/table/entry,LOCATE,SPREAD,IMBALANCE (within the table)");
+		return 0;
+	}
+	hgw_table_read(live_table,
+		       ((uint64_t)l * live_table->dims.spreads + sp) *
+		       live_table->dims.imbalances + im, &e);
+	rte_tel_data_start_dict(d);
+	c[0] = e.action ? (char)e.action : '0';
+	rte_tel_data_add_dict_string(d, "action", c);
+	rte_tel_data_add_dict_u64(d, "price_mode", e.price_mode);
+	c[0] = (char)e.tif;
+	rte_tel_data_add_dict_string(d, "tif", c);
+	c[0] = (char)e.display;
+	rte_tel_data_add_dict_string(d, "display", c);
+	rte_tel_data_add_dict_int(d, "price", e.price);
+	rte_tel_data_add_dict_u64(d, "quantity", e.quantity);
+	rte_tel_data_add_dict_u64(d, "tag", e.tag);
+	return 0;
+}
+
+/* /hgw/table: the loaded table's dimensions. */
+static int
+tel_table_info(const char *cmd __rte_unused, const char *params __rte_unused,
+	       struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	if (live_table == NULL)
+		return 0;
+	rte_tel_data_add_dict_u64(d, "instruments", live_table->dims.instruments);
+	rte_tel_data_add_dict_u64(d, "spreads", live_table->dims.spreads);
+	rte_tel_data_add_dict_u64(d, "imbalances", live_table->dims.imbalances);
+	rte_tel_data_add_dict_u64(d, "tick", live_table->dims.tick);
+	rte_tel_data_add_dict_u64(d, "entries", live_table->nentries);
+	return 0;
+}
+
 static void
 risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
 {
@@ -278,6 +363,13 @@ trading_init(struct trading *t, const struct hgw_config *c)
 		}
 	}
 	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
+	live_table = t->table;
+	rte_telemetry_register_cmd("/hgw/table/patch", tel_table_patch,
+		"Apply a table patch file to the running table. Parameters: FILE");
+	rte_telemetry_register_cmd("/hgw/table/entry", tel_table_entry,
+		"One entry of the running table. Parameters: LOCATE,SPREAD,IMBALANCE");
+	rte_telemetry_register_cmd("/hgw/table", tel_table_info,
+		"Dimensions of the loaded pricing table. No parameters");
 }
 
 static void
@@ -580,8 +672,12 @@ main(int argc, char **argv)
 	}
 	for (uint32_t i = 0; i < conf.workers; i++)
 		rte_ring_free(trading.rings[i]);
-	if (trading.table != NULL)
+	if (trading.table != NULL) {
+		pthread_mutex_lock(&table_writer);
+		live_table = NULL;
+		pthread_mutex_unlock(&table_writer);
 		hgw_table_free(trading.table);
+	}
 	rte_mempool_free(trading.tx_pool);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();

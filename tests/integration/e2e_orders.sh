@@ -172,6 +172,48 @@ sigterm)
 		fail "journal differs from the orders sent"
 	echo "  stopped after $msgs messages; $orders orders, all journalled"
 	;;
+table-patch)
+	# Live update through telemetry while hedgewire runs: every entry of
+	# a patch file reads back, through the workers' consistent read,
+	# with the patched values; a bad patch changes nothing.
+	command -v dpdk-telemetry.py >/dev/null || { echo "SKIP: no dpdk-telemetry.py"; exit 77; }
+	"$TABLEGEN" -q --patch "$T/patch.txt" --patch-count 25 --instruments 64 \
+		--spreads 8 --imbalances 8 --seed 77
+	conf
+	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" -- \
+		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
+	pid=$!
+	tel() { echo "$1" | dpdk-telemetry.py -f "$PREFIX" 2>&1 | grep '^{'; }
+	for _ in $(seq 50); do
+		tel /hgw/table | grep -q entries && break
+		sleep 0.2
+	done
+	tel /hgw/table | grep -q '"entries": 4096' || { kill "$pid"; fail "telemetry: $(tel /hgw/table)"; }
+	printf '0 0 0 X 0 0 Y 0 1 1\n' >"$T/bad.txt"
+	before=$(tel /hgw/table/entry,0,0,0)
+	tel "/hgw/table/patch,$T/bad.txt" | grep -q '"error"' || { kill "$pid"; fail "bad patch accepted"; }
+	expect_eq "entry after a refused patch" "$(tel /hgw/table/entry,0,0,0)" "$before"
+	res=$(tel "/hgw/table/patch,$T/patch.txt")
+	echo "  $res"
+	echo "$res" | grep -q '"applied": 25' || { kill "$pid"; fail "patch: $res"; }
+	checked=0
+	# the last line for an entry wins; check each entry's final value
+	grep -v '^#' "$T/patch.txt" | awk '{ last[$1 " " $2 " " $3] = $0 }
+		END { for (k in last) print last[k] }' >"$T/final.txt"
+	while read -r l s i action mode tif disp price qty tag; do
+		got=$(tel "/hgw/table/entry,$l,$s,$i")
+		want="{\"/hgw/table/entry\": {\"action\": \"$action\", \"price_mode\": $mode, \"tif\": \"$tif\", \"display\": \"$disp\", \"price\": $price, \"quantity\": $qty, \"tag\": $tag}}"
+		[ "$got" = "$want" ] || { kill "$pid"; fail "entry $l,$s,$i: got $got want $want"; }
+		checked=$((checked + 1))
+	done <"$T/final.txt"
+	kill -TERM "$pid"
+	wait "$pid" || fail "exit status $? after SIGTERM"
+	echo "  $checked patched entries read back through the running process"
+	;;
 bad-table)
 	good=$T/table.tbl
 	conf
