@@ -36,6 +36,7 @@
 #include "worker.h"
 
 RTE_LOG_REGISTER(hgw_app_logtype, hgw.app, INFO);
+#define RTE_LOGTYPE_HGW_APP hgw_app_logtype
 
 static volatile sig_atomic_t signalled;
 
@@ -185,7 +186,7 @@ port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
 		/* The feed is multicast: take every group; the decoder filters. */
 		rc = rte_eth_allmulticast_enable(port);
 		if (rc != 0 && rc != -ENOTSUP)
-			RTE_LOG(WARNING, USER1, "port %u: all-multicast: %s\n",
+			RTE_LOG(WARNING, HGW_APP, "port %u: all-multicast: %s\n",
 				port, strerror(-rc));
 	}
 }
@@ -258,7 +259,7 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 		rte_tel_data_add_dict_string(d, "error", err);
 	} else {
 		rte_tel_data_add_dict_u64(d, "applied", (uint64_t)n);
-		RTE_LOG(INFO, USER1, "table patch %s: %ld entries\n", params, n);
+		RTE_LOG(INFO, HGW_APP, "table patch %s: %ld entries\n", params, n);
 	}
 	return 0;
 }
@@ -621,7 +622,7 @@ main(int argc, char **argv)
 		trading_init(&trading, &conf);
 	pool = ports_setup(&conf, trade);
 	workers_init(workers, &conf, &trading);
-	RTE_LOG(INFO, USER1, "port %u, %u worker(s), book %zu MB each%s\n",
+	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
 		trade ? ", trading" : ", feed only");
 
