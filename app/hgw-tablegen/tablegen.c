@@ -179,33 +179,6 @@ tg_write_all(int fd, const char *path, const void *buf, size_t len)
 }
 
 static void
-put_le32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)v;
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)(v >> 16);
-	p[3] = (uint8_t)(v >> 24);
-}
-
-/* README "Table file" header. */
-static void
-tg_header(uint8_t h[HGW_TABLE_HEADER_SIZE], const struct hgw_table_dims *d,
-	  uint64_t n, uint32_t crc)
-{
-	memset(h, 0, HGW_TABLE_HEADER_SIZE);
-	memcpy(h, HGW_TABLE_MAGIC, 8);
-	put_le32(h + 8, HGW_TABLE_VERSION);
-	put_le32(h + 12, HGW_TABLE_ENTRY_SIZE);
-	put_le32(h + 16, d->instruments);
-	put_le32(h + 20, d->spreads);
-	put_le32(h + 24, d->imbalances);
-	put_le32(h + 28, d->tick);
-	put_le32(h + 32, (uint32_t)n);
-	put_le32(h + 36, (uint32_t)(n >> 32));
-	put_le32(h + 40, crc);
-}
-
-static void
 tg_table(const struct tg_opts *o)
 {
 	const uint64_t n = hgw_table_nentries(&o->dims);
@@ -253,7 +226,7 @@ tg_table(const struct tg_opts *o)
 	}
 	free(buf);
 
-	tg_header(h, &o->dims, n, crc);
+	hgw_table_header_encode(h, &o->dims, crc);
 	errno = EIO;                    /* for a short pwrite */
 	if (pwrite(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
 		tg_io_fail(o->out, "write error", fd);

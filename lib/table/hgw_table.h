@@ -164,6 +164,12 @@ void hgw_table_write(struct hgw_table *t, uint64_t key,
  * The CRC of "123456789" is 0xE3069283. */
 uint32_t hgw_table_crc32c(const void *buf, size_t len, uint32_t crc);
 
+/* Encode a file header (README "Table file") for these dimensions and
+ * the CRC-32C of the entries. For writers that stream their entries
+ * (hgw-tablegen); hgw_table_file_write uses it too. */
+void hgw_table_header_encode(uint8_t h[HGW_TABLE_HEADER_SIZE],
+			     const struct hgw_table_dims *d, uint32_t crc);
+
 /* Read and validate a file's header: 0, or -1 with one line in err
  * naming the problem (truncated, bad magic/version/entry size, entry
  * count not matching dimensions, file size wrong). */

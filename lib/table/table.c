@@ -103,6 +103,22 @@ put_le64(uint8_t *p, uint64_t v)
 	put_le32(p + 4, (uint32_t)(v >> 32));
 }
 
+void
+hgw_table_header_encode(uint8_t h[HGW_TABLE_HEADER_SIZE],
+			const struct hgw_table_dims *d, uint32_t crc)
+{
+	memset(h, 0, HGW_TABLE_HEADER_SIZE);
+	memcpy(h + HDR_MAGIC, HGW_TABLE_MAGIC, 8);
+	put_le32(h + HDR_VERSION, HGW_TABLE_VERSION);
+	put_le32(h + HDR_ENTRY_SIZE, HGW_TABLE_ENTRY_SIZE);
+	put_le32(h + HDR_INSTR, d->instruments);
+	put_le32(h + HDR_SPREADS, d->spreads);
+	put_le32(h + HDR_IMBAL, d->imbalances);
+	put_le32(h + HDR_TICK, d->tick);
+	put_le64(h + HDR_COUNT, hgw_table_nentries(d));
+	put_le32(h + HDR_CRC, crc);
+}
+
 uint64_t
 hgw_table_nentries(const struct hgw_table_dims *d)
 {
@@ -460,15 +476,8 @@ hgw_table_file_write(const char *path, const struct hgw_table_dims *d,
 		return tbl_err(err, errlen, "table %s: cannot create: %s",
 			       path, strerror(errno));
 	}
-	memset(h, 0, sizeof(h));
-	memcpy(h + HDR_MAGIC, HGW_TABLE_MAGIC, 8);
-	put_le32(h + HDR_VERSION, HGW_TABLE_VERSION);
-	put_le32(h + HDR_ENTRY_SIZE, HGW_TABLE_ENTRY_SIZE);
-	put_le32(h + HDR_INSTR, d->instruments);
-	put_le32(h + HDR_SPREADS, d->spreads);
-	put_le32(h + HDR_IMBAL, d->imbalances);
-	put_le32(h + HDR_TICK, d->tick);
-	put_le64(h + HDR_COUNT, n);
+	/* CRC 0 until the entries are written; rewritten at the end */
+	hgw_table_header_encode(h, d, 0);
 	if (tbl_write_full(fd, h, sizeof(h)) != 0)
 		rc = -1;
 	for (i = 0; rc == 0 && i < n;) {
@@ -484,7 +493,7 @@ hgw_table_file_write(const char *path, const struct hgw_table_dims *d,
 		i += k;
 	}
 	if (rc == 0) {
-		put_le32(h + HDR_CRC, crc);
+		hgw_table_header_encode(h, d, crc);
 		errno = EIO;            /* for a short pwrite */
 		if (pwrite(fd, h, sizeof(h), 0) != (ssize_t)sizeof(h))
 			rc = -1;
