@@ -298,6 +298,30 @@ tel_table_entry(const char *cmd __rte_unused, const char *params,
 	return 0;
 }
 
+/* /hgw/risk/kill[,0|1]: read or set the kill switch. Every worker's
+ * next risk check sees the new value (relaxed store: a flag that orders
+ * nothing else). */
+static int
+tel_risk_kill(const char *cmd __rte_unused, const char *params,
+	      struct rte_tel_data *d)
+{
+	if (params != NULL && *params != '\0') {
+		if (strcmp(params, "0") != 0 && strcmp(params, "1") != 0) {
+			rte_tel_data_string(d, "usage: /hgw/risk/kill[,0|1]");
+			return 0;
+		}
+		atomic_store_explicit(&kill_switch, params[0] == '1',
+				      memory_order_relaxed);
+		RTE_LOG(WARNING, HGW_APP, "kill switch %s by telemetry\n",
+			params[0] == '1' ? "ON" : "off");
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "kill",
+				  atomic_load_explicit(&kill_switch,
+						       memory_order_relaxed));
+	return 0;
+}
+
 /* /hgw/table: the loaded table's dimensions. */
 static int
 tel_table_info(const char *cmd __rte_unused, const char *params __rte_unused,
@@ -369,6 +393,8 @@ trading_init(struct trading *t, const struct hgw_config *c)
 		"Apply a table patch file to the running table. Parameters: FILE");
 	rte_telemetry_register_cmd("/hgw/table/entry", tel_table_entry,
 		"One entry of the running table. Parameters: LOCATE,SPREAD,IMBALANCE");
+	rte_telemetry_register_cmd("/hgw/risk/kill", tel_risk_kill,
+		"Read or set the kill switch. Parameters: [0|1]");
 	rte_telemetry_register_cmd("/hgw/table", tel_table_info,
 		"Dimensions of the loaded pricing table. No parameters");
 }

@@ -210,9 +210,14 @@ table-patch)
 		[ "$got" = "$want" ] || { kill "$pid"; fail "entry $l,$s,$i: got $got want $want"; }
 		checked=$((checked + 1))
 	done <"$T/final.txt"
+	# the kill switch at run time
+	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 0}}'
+	expect_eq "kill switch on" "$(tel /hgw/risk/kill,1)" '{"/hgw/risk/kill": {"kill": 1}}'
+	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 1}}'
+	tel /hgw/risk/kill,maybe | grep -q usage || fail "bad kill value accepted"
 	kill -TERM "$pid"
 	wait "$pid" || fail "exit status $? after SIGTERM"
-	echo "  $checked patched entries read back through the running process"
+	echo "  $checked patched entries read back through the running process; kill switch set at run time"
 	;;
 bad-table)
 	good=$T/table.tbl
