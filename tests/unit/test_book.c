@@ -979,6 +979,80 @@ refs_match(const struct hgw_book *b, const uint64_t *refs,
  * backward shift. Capacity is 2 x max_orders rounded up to a power of two
  * (hgw_book.h); refs that are multiples of it collide under the identity
  * hash, and with only 8 live orders in 16 slots any hash collides. */
+/* Many levels on a side: searches deeper than one 8-key window and level
+ * inserts/removals with more than 8 levels above them (the memmove path),
+ * with prices added and removed in a scrambled order, and the same stream
+ * applied in bulk giving the same book. */
+#define DL_LEVELS 61
+
+static void
+test_deep_levels(void)
+{
+	struct hgw_book *b = mkbook(4, 512, DL_LEVELS);
+	struct hgw_book *bulk = mkbook(4, 512, DL_LEVELS);
+	const uint8_t *ptrs[4 * DL_LEVELS + 2];
+	uint32_t k, i, n = 0;
+	int s;
+
+	HGW_CHECK(b != NULL && bulk != NULL);
+	if (b == NULL || bulk == NULL)
+		goto out;
+	rec.on = 1;
+	rec.n = 0;
+	rec.used = 0;
+	for (s = 0; s < 2; s++) {
+		uint8_t side = s ? 'S' : 'B';
+
+		/* 37 is coprime with 61: every price once, scrambled. */
+		for (k = 0; k < DL_LEVELS; k++) {
+			uint32_t p = 100000 + ((k * 37) % DL_LEVELS) * 100;
+
+			HGW_CHECK_EQ(add(b, 2, 1000 * (uint64_t)s + k, side,
+					 10 + k, p), 2);
+		}
+		HGW_CHECK_EQ(hgw_book_depth(b, 2, side), DL_LEVELS);
+		HGW_CHECK_EQ(add(b, 2, 5000 + (uint64_t)s, side, 1, 99000), 0);
+		for (i = 0; i < DL_LEVELS; i++) {
+			struct lvl l = level(b, 2, side, i);
+			uint32_t want = s ? 100000 + i * 100 :
+				100000 + (DL_LEVELS - 1 - i) * 100;
+
+			HGW_CHECK_EQ(l.price, want);
+			HGW_CHECK_EQ(l.orders, 1);
+		}
+		HGW_CHECK(book_ok(b));
+	}
+	HGW_CHECK_EQ(ERRS(b, LEVEL_FULL), 2);
+	/* Remove in another scrambled order, checking as levels go. */
+	for (s = 0; s < 2; s++)
+		for (k = 0; k < DL_LEVELS; k++) {
+			uint32_t j = (k * 23 + 5) % DL_LEVELS;
+
+			HGW_CHECK_EQ(msg_delete(b, 2, 1000 * (uint64_t)s + j), 2);
+			if (k % 8 == 0)
+				HGW_CHECK(book_ok(b));
+		}
+	HGW_CHECK_EQ(hgw_book_depth(b, 2, 'B'), 0);
+	HGW_CHECK_EQ(hgw_book_depth(b, 2, 'S'), 0);
+	HGW_CHECK(book_ok(b));
+	rec.on = 0;
+	for (i = 0; i < rec.n && n < sizeof(ptrs) / sizeof(ptrs[0]); i++)
+		ptrs[n++] = rec.bytes + rec.off[i];
+	HGW_CHECK_EQ(n, rec.n);
+	HGW_CHECK_EQ(hgw_book_apply_bulk(bulk, ptrs, n / 2, NULL) +
+		     hgw_book_apply_bulk(bulk, ptrs + n / 2, n - n / 2, NULL),
+		     (uint32_t)(4 * DL_LEVELS));
+	HGW_CHECK(book_ok(bulk));
+	HGW_CHECK_EQ(hgw_book_stats(bulk)->live_orders, 0);
+	HGW_CHECK_EQ(ERRS(bulk, LEVEL_FULL), 2);
+out:
+	rec.on = 0;
+	rec.n = 0;
+	rec.used = 0;
+	free(b);
+	free(bulk);
+}
+
 static void
 test_hash_collisions(void)
 {
@@ -1734,6 +1808,7 @@ main(void)
 	HGW_TEST(test_locate_mismatch);
 	HGW_TEST(test_order_full);
 	HGW_TEST(test_level_full);
+	HGW_TEST(test_deep_levels);
 	HGW_TEST(test_hash_collisions);
 	HGW_TEST(test_check_detects);
 	HGW_TEST(test_check_large);
