@@ -21,6 +21,13 @@ enum key_type {
 	KEY_CHAR,	/* one printable character, in a uint32_t */
 	KEY_STR,	/* a string of up to max bytes (the field's size) */
 	KEY_DISABLE,	/* [risk] disable: symbols, checked by the risk module */
+	KEY_RXMODE,	/* [rx] mode: queues | fanout | flow-mirror */
+};
+
+static const char *const rx_modes[] = {
+	[HGW_RX_QUEUES] = "queues",
+	[HGW_RX_FANOUT] = "fanout",
+	[HGW_RX_FLOW_MIRROR] = "flow-mirror",
 };
 
 struct key {
@@ -46,6 +53,8 @@ static const struct key keys[] = {
 	K("book", "instruments", KEY_U32, book.max_instruments, 1, 65536, "8192"),
 	K("book", "orders",   KEY_U32,  book.max_orders, 1, 1u << 30, "1048576"),
 	K("book", "levels",   KEY_U32,  book.max_levels, 1, 65536, "256"),
+	K("rx",   "mode",     KEY_RXMODE, rx_mode, 0, 0, "queues"),
+	K("rx",   "ring_size", KEY_U32, ring_size, 64, 65536, "4096"),
 	K("rx",   "port",     KEY_U16,  rx_port, 0, RTE_MAX_ETHPORTS - 1, "0"),
 	K("rx",   "burst",    KEY_U16,  burst, 1, 512, "32"),
 	K("rx",   "descriptors", KEY_U16, rx_desc, 64, 32768, "1024"),
@@ -136,6 +145,16 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 		else
 			*(uint64_t *)field = v;
 		return 0;
+	case KEY_RXMODE:
+		for (uint32_t m = 0; m < RTE_DIM(rx_modes); m++)
+			if (strcmp(value, rx_modes[m]) == 0) {
+				*(uint32_t *)field = m;
+				return 0;
+			}
+		snprintf(err, errlen,
+			 "%s: bad value for [%s] %s: '%s' (expected queues, fanout or flow-mirror)",
+			 where, k->section, k->name, value);
+		return -1;
 	case KEY_MAC:
 		if (hgw_parse_mac(value, field) < 0) {
 			snprintf(err, errlen,
@@ -329,6 +348,10 @@ hgw_config_print(const struct hgw_config *c, FILE *out)
 		case KEY_CHAR:
 			fprintf(out, "%s = %c\n", k->name,
 				(char)*(const uint32_t *)field);
+			break;
+		case KEY_RXMODE:
+			fprintf(out, "%s = %s\n", k->name,
+				rx_modes[*(const uint32_t *)field]);
 			break;
 		case KEY_STR:
 		case KEY_DISABLE:

@@ -17,11 +17,20 @@
 
 #define HGW_MAX_WORKERS 16
 
+/* How each worker gets its full copy of the feed. */
+enum hgw_rx_mode {
+	HGW_RX_QUEUES,       /* each worker polls its own queue that carries it all */
+	HGW_RX_FANOUT,       /* one RX lcore, zero-copy fan-out over rings */
+	HGW_RX_FLOW_MIRROR,  /* rte_flow mirrors the feed to every worker's queue */
+};
+
 struct hgw_config {
 	struct hgw_feed_conf feed;
 	struct hgw_book_conf book;
 
 	/* [rx] */
+	uint32_t rx_mode;         /* HGW_RX_* */
+	uint32_t ring_size;       /* fanout: frames queued per worker */
 	uint16_t rx_port;         /* DPDK port id the feed arrives on */
 	uint16_t burst;           /* rx_burst size */
 	uint16_t rx_desc;         /* RX descriptors per queue */

@@ -23,6 +23,7 @@
 #include <rte_eal.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
+#include <rte_flow.h>
 #include <rte_launch.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -191,6 +192,69 @@ port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
 	}
 }
 
+/* flow-mirror: one rte_flow rule on the feed (group, port) whose fate is
+ * queue 0 and which mirrors every packet to queues 1..N-1 with SAMPLE
+ * actions of ratio 1. Validated first; a PMD that cannot do it stops
+ * start-up with one line saying so (use fanout or queues there). */
+static void
+flow_mirror(const struct hgw_config *c)
+{
+	struct rte_flow_attr attr = { .ingress = 1 };
+	struct rte_flow_item_ipv4 ip_spec, ip_mask;
+	struct rte_flow_item_udp udp_spec, udp_mask;
+	struct rte_flow_item pattern[4];
+	struct rte_flow_action_queue queue[HGW_MAX_WORKERS];
+	struct rte_flow_action sub[HGW_MAX_WORKERS][2];
+	struct rte_flow_action_sample sample[HGW_MAX_WORKERS];
+	struct rte_flow_action actions[HGW_MAX_WORKERS + 1];
+	struct rte_flow_error ferr;
+	struct rte_eth_dev_info info;
+	uint32_t n = c->workers, a = 0;
+
+	memset(&ip_spec, 0, sizeof(ip_spec));
+	memset(&ip_mask, 0, sizeof(ip_mask));
+	memset(&udp_spec, 0, sizeof(udp_spec));
+	memset(&udp_mask, 0, sizeof(udp_mask));
+	memset(pattern, 0, sizeof(pattern));
+	memset(actions, 0, sizeof(actions));
+	ip_spec.hdr.dst_addr = rte_cpu_to_be_32(c->feed.group);
+	ip_mask.hdr.dst_addr = c->feed.group ? RTE_BE32(0xffffffff) : 0;
+	udp_spec.hdr.dst_port = rte_cpu_to_be_16(c->feed.port);
+	udp_mask.hdr.dst_port = c->feed.port ? RTE_BE16(0xffff) : 0;
+	pattern[0].type = RTE_FLOW_ITEM_TYPE_ETH;
+	pattern[1] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_IPV4,
+		.spec = &ip_spec, .mask = &ip_mask };
+	pattern[2] = (struct rte_flow_item){ .type = RTE_FLOW_ITEM_TYPE_UDP,
+		.spec = &udp_spec, .mask = &udp_mask };
+	pattern[3].type = RTE_FLOW_ITEM_TYPE_END;
+	for (uint32_t q = 1; q < n; q++) {
+		queue[q].index = (uint16_t)q;
+		sub[q][0] = (struct rte_flow_action){
+			.type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue[q] };
+		sub[q][1] = (struct rte_flow_action){ .type = RTE_FLOW_ACTION_TYPE_END };
+		sample[q] = (struct rte_flow_action_sample){ .ratio = 1,
+			.actions = sub[q] };
+		actions[a++] = (struct rte_flow_action){
+			.type = RTE_FLOW_ACTION_TYPE_SAMPLE, .conf = &sample[q] };
+	}
+	queue[0].index = 0;
+	actions[a++] = (struct rte_flow_action){
+		.type = RTE_FLOW_ACTION_TYPE_QUEUE, .conf = &queue[0] };
+	actions[a].type = RTE_FLOW_ACTION_TYPE_END;
+
+	rte_eth_dev_info_get(c->rx_port, &info);
+	memset(&ferr, 0, sizeof(ferr));
+	if (rte_flow_validate(c->rx_port, &attr, pattern, actions, &ferr) != 0)
+		die("[rx] mode = flow-mirror: port %u (%s) cannot mirror the feed "
+		    "to %u queues: %s (use [rx] mode = fanout or queues)",
+		    c->rx_port, info.driver_name, n,
+		    ferr.message ? ferr.message : rte_strerror(rte_errno));
+	if (rte_flow_create(c->rx_port, &attr, pattern, actions, &ferr) == NULL)
+		die("[rx] mode = flow-mirror: port %u (%s): creating the rule "
+		    "failed: %s", c->rx_port, info.driver_name,
+		    ferr.message ? ferr.message : rte_strerror(rte_errno));
+}
+
 /* The RX port, and the order port when trading (the same one by default:
  * net_pcap0,rx_pcap=feed,tx_pcap=orders). Returns the RX pool. */
 static struct rte_mempool *
@@ -210,13 +274,18 @@ ports_setup(const struct hgw_config *c, int trading)
 	if (pool == NULL)
 		die("cannot create the RX pool of %u mbufs ([rx] mbufs): %s",
 		    c->mbufs, rte_strerror(rte_errno));
+	/* fanout: one RX queue for the RX lcore; else one per worker */
+	uint16_t nrx = c->rx_mode == HGW_RX_FANOUT ? 1 : nw;
+
 	if (!trading || c->tx_port == c->rx_port) {
-		port_start(c->rx_port, nw, trading ? nw : 0, c->rx_desc, pool,
+		port_start(c->rx_port, nrx, trading ? nw : 0, c->rx_desc, pool,
 			   "[rx] port");
 	} else {
-		port_start(c->rx_port, nw, 0, c->rx_desc, pool, "[rx] port");
+		port_start(c->rx_port, nrx, 0, c->rx_desc, pool, "[rx] port");
 		port_start(c->tx_port, 0, nw, c->rx_desc, pool, "[order] port");
 	}
+	if (c->rx_mode == HGW_RX_FLOW_MIRROR)
+		flow_mirror(c);
 	return pool;
 }
 
@@ -399,12 +468,43 @@ trading_init(struct trading *t, const struct hgw_config *c)
 		"Dimensions of the loaded pricing table. No parameters");
 }
 
+static struct hgw_fanout fanout;
+static unsigned int fanout_lcore;
+
+/* fanout: the RX lcore takes the first worker lcore; one ring per worker. */
+static unsigned int
+fanout_init(const struct hgw_config *c)
+{
+	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+
+	fanout.port = c->rx_port;
+	fanout.queue = 0;
+	fanout.burst = c->burst;
+	fanout.drain_max = c->rx_desc;
+	fanout.nrings = c->workers;
+	for (uint32_t i = 0; i < c->workers; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "hgw_fanout_%u", i);
+		fanout.rings[i] = rte_ring_create(name, c->ring_size,
+						  (int)rte_socket_id(),
+						  RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (fanout.rings[i] == NULL)
+			die("cannot create fanout ring %u of %u ([rx] ring_size, a "
+			    "power of two): %s", i, c->ring_size,
+			    rte_strerror(rte_errno));
+	}
+	fanout_lcore = lcore;
+	return rte_get_next_lcore(lcore, 1, 0);
+}
+
 static void
 workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	     const struct trading *t)
 {
 	size_t booksz = hgw_book_memsize(&c->book);
-	unsigned int lcore = rte_get_next_lcore(-1, 1, 0);
+	unsigned int lcore = c->rx_mode == HGW_RX_FANOUT ? fanout_init(c) :
+			     rte_get_next_lcore(-1, 1, 0);
 	struct hgw_risk_conf rc;
 	size_t risksz = 0;
 
@@ -428,6 +528,10 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 		w[i].queue = (uint16_t)i;
 		w[i].burst = c->burst;
 		w[i].drain_max = c->rx_desc;
+		if (c->rx_mode == HGW_RX_FANOUT) {
+			w[i].rx_ring = fanout.rings[i];
+			w[i].fanout = &fanout;
+		}
 		hgw_feed_init(&w[i].feed, &c->feed);
 		hgw_hist_init(&w[i].rx_to_tx);
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
@@ -635,10 +739,13 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 0;
 	}
-	if (rte_lcore_count() - 1 < conf.workers)
-		die("[run] workers = %u needs %u worker lcores besides the main "
-		    "one; EAL has %u (e.g. -l 0-%u)", conf.workers, conf.workers,
-		    rte_lcore_count() - 1, conf.workers);
+	unsigned int need = conf.workers + (conf.rx_mode == HGW_RX_FANOUT);
+
+	if (rte_lcore_count() - 1 < need)
+		die("[run] workers = %u%s needs %u lcores besides the main one; "
+		    "EAL has %u (e.g. -l 0-%u)", conf.workers,
+		    conf.rx_mode == HGW_RX_FANOUT ? " with [rx] mode = fanout" : "",
+		    need, rte_lcore_count() - 1, need);
 	trade = conf.table_file[0] != '\0';
 
 	signal(SIGINT, on_signal);
@@ -652,6 +759,9 @@ main(int argc, char **argv)
 		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
 		trade ? ", trading" : ", feed only");
 
+	if (conf.rx_mode == HGW_RX_FANOUT &&
+	    rte_eal_remote_launch(hgw_fanout_main, &fanout, fanout_lcore) != 0)
+		die("cannot launch the RX lcore %u", fanout_lcore);
 	for (uint32_t i = 0; i < conf.workers; i++)
 		if (rte_eal_remote_launch(hgw_worker_main, &workers[i],
 					  workers[i].lcore) != 0)
@@ -667,6 +777,13 @@ main(int argc, char **argv)
 		hgw_journal_drain(trading.journal, trading.rings, conf.workers);
 
 	print_summary(&workers[0], why);
+	if (conf.rx_mode == HGW_RX_FANOUT) {
+		printf("fanout lcore %u: %" PRIu64 " frames", fanout_lcore,
+		       fanout.frames);
+		for (uint32_t i = 0; i < conf.workers; i++)
+			printf(", worker %u drops %" PRIu64, i, fanout.drops[i]);
+		printf("\n");
+	}
 	for (uint32_t i = 1; i < conf.workers; i++)
 		printf("worker %u agrees with worker 0: %s\n", i,
 		       replicas_agree(&workers[0], &workers[i],
@@ -697,8 +814,10 @@ main(int argc, char **argv)
 		rte_free(workers[i].book);
 		rte_free(workers[i].risk);
 	}
-	for (uint32_t i = 0; i < conf.workers; i++)
+	for (uint32_t i = 0; i < conf.workers; i++) {
 		rte_ring_free(trading.rings[i]);
+		rte_ring_free(fanout.rings[i]);
+	}
 	if (trading.table != NULL) {
 		pthread_mutex_lock(&table_writer);
 		live_table = NULL;

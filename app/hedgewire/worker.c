@@ -184,7 +184,10 @@ static inline uint16_t
 poll_once(struct hgw_worker *w)
 {
 	struct rte_mbuf *pkts[MAX_BURST];
-	uint16_t n = rte_eth_rx_burst(w->port, w->queue, pkts, w->burst);
+	uint16_t n = w->rx_ring != NULL ?
+		(uint16_t)rte_ring_sc_dequeue_burst(w->rx_ring, (void **)pkts,
+						    w->burst, NULL) :
+		rte_eth_rx_burst(w->port, w->queue, pkts, w->burst);
 
 	if (n == 0)
 		return 0;
@@ -221,6 +224,18 @@ hgw_worker_main(void *arg)
 		poll_once(w);
 	/* Drain: whatever the queue already holds is processed before the
 	 * worker reports, so a stop never loses a received frame. */
+	if (w->rx_ring != NULL) {
+		/* fanout: until the RX lcore has drained the port (acquire:
+		 * its enqueues are then visible) and our ring is empty */
+		for (;;) {
+			uint32_t done = atomic_load_explicit(&w->fanout->done,
+							     memory_order_acquire);
+
+			if (poll_once(w) == 0 && done)
+				break;
+		}
+		return 0;
+	}
 	for (uint32_t drained = 0; drained < w->drain_max;) {
 		uint16_t n = poll_once(w);
 
@@ -228,5 +243,53 @@ hgw_worker_main(void *arg)
 			break;
 		drained += n;
 	}
+	return 0;
+}
+
+/* Receive a burst and give every frame to every worker. References are
+ * added for all workers before any worker can see a frame, since a fast
+ * worker frees its reference as soon as it is done. A full ring drops
+ * that worker's copy only (counted; its decoder then sees a gap). */
+static uint16_t
+fanout_once(struct hgw_fanout *f)
+{
+	struct rte_mbuf *pkts[MAX_BURST];
+	uint16_t n = rte_eth_rx_burst(f->port, f->queue, pkts, f->burst);
+
+	if (n == 0)
+		return 0;
+	f->frames += n;
+	if (f->nrings > 1)
+		for (uint16_t i = 0; i < n; i++)
+			rte_mbuf_refcnt_update(pkts[i], (int16_t)(f->nrings - 1));
+	for (uint32_t r = 0; r < f->nrings; r++) {
+		unsigned int k = rte_ring_sp_enqueue_burst(f->rings[r],
+							   (void **)pkts, n,
+							   NULL);
+
+		if (unlikely(k < n)) {
+			f->drops[r] += n - k;
+			rte_pktmbuf_free_bulk(pkts + k, n - k);
+		}
+	}
+	return n;
+}
+
+int
+hgw_fanout_main(void *arg)
+{
+	struct hgw_fanout *f = arg;
+
+	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed))
+		fanout_once(f);
+	for (uint32_t drained = 0; drained < f->drain_max;) {
+		uint16_t n = fanout_once(f);
+
+		if (n == 0)
+			break;
+		drained += n;
+	}
+	/* release: every enqueue above happens-before a worker's acquire */
+	atomic_store_explicit(&f->done, 1, memory_order_release);
 	return 0;
 }

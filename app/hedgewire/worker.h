@@ -46,6 +46,25 @@ struct hgw_worker_tx_stats {
 /* Messages decoded from a burst before they are applied to the book. */
 #define HGW_WORKER_BATCH 2048
 
+/* fanout mode: one RX lcore receives the feed and hands every frame to
+ * every worker (one extra mbuf reference per worker, one SP/SC ring per
+ * worker): zero-copy duplication in software. */
+struct hgw_fanout {
+	uint16_t port, queue, burst;
+	uint32_t nrings;
+	uint32_t drain_max;
+	struct rte_ring *rings[HGW_MAX_WORKERS];
+	uint64_t frames;                      /* received */
+	uint64_t drops[HGW_MAX_WORKERS];      /* a worker's ring was full */
+	/* 1 once the RX lcore has stopped and drained the port into the
+	 * rings: release, so a worker that reads it with acquire and then
+	 * finds its ring empty has seen every frame enqueued for it. */
+	_Atomic uint32_t done;
+};
+
+/* RX lcore entry point for fanout mode (arg: struct hgw_fanout). */
+int hgw_fanout_main(void *arg);
+
 /* One worker: everything it writes on the fast path lives here, owned by
  * its lcore alone. The control plane reads it only after the worker has
  * returned (rte_eal_wait_lcore joins, which orders those reads after the
@@ -69,6 +88,9 @@ struct hgw_worker {
 	uint16_t queue;
 	uint16_t burst;
 	uint32_t drain_max;     /* frames drained at most after stop */
+	/* fanout mode: frames come from this ring, not from the port */
+	struct rte_ring *rx_ring;
+	const struct hgw_fanout *fanout;
 	struct hgw_feed feed __rte_cache_aligned;
 	struct hgw_book *book;
 	struct hgw_worker_rx_stats rx;

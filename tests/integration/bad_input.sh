@@ -36,6 +36,11 @@ config)
 	expect_start_error "\[run\] nothing" --set run.nothing=1
 	expect_start_error "cannot read" -c "$T/does-not-exist.ini"
 	expect_start_error "workers = 4 needs" --set run.workers=4
+	expect_start_error "\\[rx\\] mode: 'mirror'" --set rx.mode=mirror
+	expect_start_error "flow-mirror: port 0 \\(net_null\\) cannot mirror" \
+		--set rx.mode=flow-mirror
+	expect_start_error "with \\[rx\\] mode = fanout needs 2 lcores" \
+		--set rx.mode=fanout
 	# and the bundled profiles are valid
 	for f in "$SRCDIR"/conf/*.ini; do
 		run_hw -l0-1 "net_null0" -c "$f" --print-config ||
