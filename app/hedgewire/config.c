@@ -81,6 +81,7 @@ static const struct key keys[] = {
 	K("order", "capacity", KEY_CHAR, capacity, 0, 0, "P"),
 	K("order", "mbufs",   KEY_U32,  tx_mbufs, 1023, 1u << 24, "8191"),
 	KS("order", "journal", KEY_STR, journal, ""),
+	K("order", "journal_ring", KEY_U32, journal_ring, 1024, 1u << 22, "65536"),
 	K("run",  "workers",  KEY_U32,  workers, 1, HGW_MAX_WORKERS, "1"),
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
 	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),

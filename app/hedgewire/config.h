@@ -57,7 +57,8 @@ struct hgw_config {
 	uint16_t src_port, dst_port;
 	uint32_t capacity;        /* OUCH capacity byte */
 	uint32_t tx_mbufs;        /* mbufs in the order pool */
-	char journal[256];        /* pcapng journal of sent orders; empty: none */
+	char journal[256];        /* pcap journal of sent orders; empty: none */
+	uint32_t journal_ring;    /* journal records queued per worker */
 
 	/* [run] */
 	uint32_t workers;         /* worker lcores */

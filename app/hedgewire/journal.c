@@ -11,13 +11,10 @@
 #include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
-#include <rte_mbuf_dyn.h>
 
 #include "journal.h"
 
 #define JOURNAL_BURST 64
-
-int hgw_tx_tsc_offset = -1;
 
 struct hgw_journal {
 	pcap_t *dead;
@@ -28,19 +25,6 @@ struct hgw_journal {
 	uint64_t written;
 	uint64_t failed;
 };
-
-int
-hgw_journal_register_tsc(void)
-{
-	static const struct rte_mbuf_dynfield desc = {
-		.name = "hgw_tx_tsc",
-		.size = sizeof(uint64_t),
-		.align = __alignof__(uint64_t),
-	};
-
-	hgw_tx_tsc_offset = rte_mbuf_dynfield_register(&desc);
-	return hgw_tx_tsc_offset < 0 ? -rte_errno : 0;
-}
 
 struct hgw_journal *
 hgw_journal_open(const char *path, char *err, size_t errlen)
@@ -77,8 +61,9 @@ hgw_journal_ring(unsigned int worker, unsigned int size)
 	char name[RTE_RING_NAMESIZE];
 
 	snprintf(name, sizeof(name), "hgw_journal_%u", worker);
-	return rte_ring_create(name, size, (int)rte_socket_id(),
-			       RING_F_SP_ENQ | RING_F_SC_DEQ);
+	return rte_ring_create_elem(name, sizeof(struct hgw_journal_rec), size,
+				    (int)rte_socket_id(),
+				    RING_F_SP_ENQ | RING_F_SC_DEQ);
 }
 
 static uint64_t
@@ -96,32 +81,27 @@ uint64_t
 hgw_journal_drain(struct hgw_journal *j, struct rte_ring *const *rings,
 		  unsigned int nrings)
 {
+	static struct hgw_journal_rec recs[JOURNAL_BURST];
 	uint64_t before = j->written;
 
 	for (unsigned int r = 0; r < nrings; r++) {
-		struct rte_mbuf *in[JOURNAL_BURST];
 		unsigned int n;
 
-		while ((n = rte_ring_sc_dequeue_burst(rings[r], (void **)in,
-						      JOURNAL_BURST, NULL)) != 0) {
+		while ((n = rte_ring_sc_dequeue_burst_elem(rings[r], recs,
+							   sizeof(recs[0]),
+							   JOURNAL_BURST,
+							   NULL)) != 0) {
 			for (unsigned int i = 0; i < n; i++) {
-				struct rte_mbuf *m = in[i];
-				uint64_t ns = tsc_to_ns(j, *hgw_tx_tsc(m));
+				uint64_t ns = tsc_to_ns(j, recs[i].tsc);
 				struct pcap_pkthdr h;
 
-				if (m->nb_segs != 1) {
-					j->failed++;
-					continue;
-				}
 				/* with nanosecond precision tv_usec holds ns */
 				h.ts.tv_sec = (time_t)(ns / 1000000000u);
 				h.ts.tv_usec = (suseconds_t)(ns % 1000000000u);
-				h.caplen = h.len = rte_pktmbuf_data_len(m);
-				pcap_dump((u_char *)j->out, &h,
-					  rte_pktmbuf_mtod(m, const u_char *));
+				h.caplen = h.len = recs[i].len;
+				pcap_dump((u_char *)j->out, &h, recs[i].frame);
 				j->written++;
 			}
-			rte_pktmbuf_free_bulk(in, n);
 		}
 	}
 	return j->written - before;

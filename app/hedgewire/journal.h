@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: the order journal, every order sent, as a pcap file.
  *
- * Workers hand each sent order's mbuf (with an extra reference) to the
- * control plane over one SP/SC ring per worker; the control plane writes
- * the frame with the time it was handed to tx_burst (the worker's TSC,
- * converted to wall-clock nanoseconds) and drops the reference. Nothing of
- * this runs on a worker beyond the enqueue. Closed (and so flushed) at
- * exit, after the workers stopped.
+ * Workers copy each order they sent (its 92 bytes and the TSC it was
+ * handed to tx_burst at) into a fixed-size record on one SP/SC ring per
+ * worker; the control plane writes the records with the TSC converted to
+ * wall-clock nanoseconds. Records, not mbufs, so the journal never holds
+ * TX buffers and its ring is not bounded by the TX pool. Nothing of this
+ * runs on a worker beyond the copy and the enqueue. Closed (and so
+ * flushed) at exit, after the workers stopped.
  *
  * Format: classic pcap, nanosecond timestamps (magic 0xa1b23c4d),
  * link type Ethernet; each record is one 92-byte order frame exactly as
@@ -21,6 +22,18 @@
 
 #include <rte_mbuf.h>
 #include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "hgw_order.h"
+
+/* One journalled order: two cache lines. */
+struct hgw_journal_rec {
+	uint64_t tsc;                        /* handed to tx_burst */
+	uint16_t len;
+	uint8_t frame[HGW_ORDER_FRAME_LEN];
+	uint8_t pad[128 - 8 - 2 - HGW_ORDER_FRAME_LEN];
+};
+_Static_assert(sizeof(struct hgw_journal_rec) == 128, "journal record size");
 
 struct hgw_journal;
 
@@ -29,7 +42,8 @@ struct hgw_journal;
 struct hgw_journal *hgw_journal_open(const char *path, char *err,
 				     size_t errlen);
 
-/* Create the ring a worker enqueues sent orders on. */
+/* Create the ring (of struct hgw_journal_rec) a worker enqueues sent
+ * orders on; size is a power of two. */
 struct rte_ring *hgw_journal_ring(unsigned int worker, unsigned int size);
 
 /* Write everything waiting on the rings; returns orders written. */
@@ -41,16 +55,5 @@ uint64_t hgw_journal_written(const struct hgw_journal *j);
 uint64_t hgw_journal_failed(const struct hgw_journal *j);
 
 void hgw_journal_close(struct hgw_journal *j);
-
-/* The TSC an order was handed to tx_burst at, in an mbuf dynamic field
- * registered by hgw_journal_register_tsc() at start-up. */
-extern int hgw_tx_tsc_offset;
-int hgw_journal_register_tsc(void);
-
-static inline uint64_t *
-hgw_tx_tsc(struct rte_mbuf *m)
-{
-	return RTE_MBUF_DYNFIELD(m, hgw_tx_tsc_offset, uint64_t *);
-}
 
 #endif /* HGW_APP_JOURNAL_H */

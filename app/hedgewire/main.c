@@ -439,21 +439,19 @@ trading_init(struct trading *t, const struct hgw_config *c)
 	if (t->tx_pool == NULL)
 		die("cannot create the order pool of %u mbufs ([order] mbufs): %s",
 		    c->tx_mbufs, rte_strerror(rte_errno));
-	if (hgw_journal_register_tsc() < 0)
-		die("cannot register the TX timestamp mbuf field: %s",
-		    rte_strerror(rte_errno));
 	if (c->journal[0] != '\0') {
 		t->journal = hgw_journal_open(c->journal, err, sizeof(err));
 		if (t->journal == NULL)
 			die("%s", err);
 		for (uint32_t i = 0; i < c->workers; i++) {
-			/* Room for a few ms of orders at the throttle's peak;
-			 * the control plane drains every millisecond. */
-			t->rings[i] = hgw_journal_ring(i, RTE_MIN(4096u,
-						rte_align32prevpow2(c->tx_mbufs / 2)));
+			/* The control plane drains every millisecond; records
+			 * (128 B each) do not hold TX mbufs, so the ring can
+			 * absorb a long stall of the control plane. */
+			t->rings[i] = hgw_journal_ring(i, c->journal_ring);
 			if (t->rings[i] == NULL)
-				die("cannot create journal ring %u: %s", i,
-				    rte_strerror(rte_errno));
+				die("cannot create journal ring %u of %u records "
+				    "([order] journal_ring, a power of two): %s",
+				    i, c->journal_ring, rte_strerror(rte_errno));
 		}
 	}
 	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);

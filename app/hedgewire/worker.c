@@ -55,9 +55,10 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 	}
 }
 
-/* Hand the built orders to tx_burst. Each gets an extra reference first
- * when journalled, since the driver frees what it sends; orders the driver
- * refused are dropped and counted (they were not sent). */
+/* Hand the built orders to tx_burst. The journal copy is taken first,
+ * since the driver frees what it sends; only the orders the driver took
+ * are journalled. Orders it refused are dropped and counted (they were
+ * not sent). */
 static inline void
 flush_tx(struct hgw_worker *w)
 {
@@ -68,29 +69,29 @@ flush_tx(struct hgw_worker *w)
 		return;
 	now = rte_rdtsc();
 	for (uint16_t i = 0; i < n; i++) {
-		*hgw_tx_tsc(w->txq[i]) = now;
 		hgw_hist_record(&w->rx_to_tx, now - w->rx_tsc);
+		if (w->journal != NULL) {
+			struct hgw_journal_rec *r = &w->jrec[i];
+
+			r->tsc = now;
+			r->len = HGW_ORDER_FRAME_LEN;
+			memcpy(r->frame, rte_pktmbuf_mtod(w->txq[i], const void *),
+			       HGW_ORDER_FRAME_LEN);
+		}
 	}
-	if (w->journal != NULL)
-		for (uint16_t i = 0; i < n; i++)
-			rte_mbuf_refcnt_update(w->txq[i], 1);
 	sent = rte_eth_tx_burst(w->tx_port, w->tx_queue, w->txq, n);
 	w->tx.orders += sent;
 	if (unlikely(sent < n)) {
 		w->tx.tx_full += n - sent;
 		rte_pktmbuf_free_bulk(w->txq + sent, n - sent);
-		if (w->journal != NULL)
-			rte_pktmbuf_free_bulk(w->txq + sent, n - sent);
 	}
 	if (w->journal != NULL && sent != 0) {
-		unsigned int q = rte_ring_sp_enqueue_burst(w->journal,
-							   (void **)w->txq,
-							   sent, NULL);
+		unsigned int q = rte_ring_sp_enqueue_burst_elem(w->journal,
+								w->jrec,
+								sizeof(w->jrec[0]),
+								sent, NULL);
 
-		if (unlikely(q < sent)) {
-			w->tx.journal_full += sent - q;
-			rte_pktmbuf_free_bulk(w->txq + q, sent - q);
-		}
+		w->tx.journal_full += sent - q;
 	}
 	w->ntx = 0;
 }
@@ -122,7 +123,6 @@ build_order(struct hgw_worker *w, const struct hgw_decision *d, uint64_t seq,
 	hgw_order_clordid(w->feed.sessions[session].name, seq, o.clordid);
 	hgw_order_frame(&w->udp, &o,
 			(uint8_t *)rte_pktmbuf_append(m, HGW_ORDER_FRAME_LEN));
-	m->port = w->tx_port;
 	w->txq[w->ntx++] = m;
 	if (unlikely(w->ntx == HGW_WORKER_TXQ))
 		flush_tx(w);

@@ -13,6 +13,7 @@
 #include <rte_ring.h>
 
 #include "config.h"
+#include "journal.h"
 #include "hgw_book.h"
 #include "hgw_feed.h"
 #include "hgw_latency.h"
@@ -107,6 +108,7 @@ struct hgw_worker {
 	struct rte_ring *journal;       /* NULL: no journal */
 	uint32_t ntx;
 	struct rte_mbuf *txq[HGW_WORKER_TXQ];
+	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];
 
 	/* Messages of the current burst, pointing into its mbufs, with
 	 * their sequence number and session (the trigger's identity). */

@@ -62,7 +62,8 @@ EOF
 # trade: run hedgewire and the reference on $T/feed.pcap and compare.
 trade() {
 	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" \
-		-c "$T/conf.ini" || fail "hedgewire exited $?: $(cat "$T/err")"
+		-c "$T/conf.ini" --set run.idle_timeout_ms=0 ||
+		fail "hedgewire exited $?: $(cat "$T/err")"
 	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
 		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null ||
 		fail "reference evaluator failed"
@@ -151,7 +152,9 @@ sigterm)
 	# is clean, and the journal holds every order that left.
 	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 32 --instruments 40 \
 		--messages 3000000 --per-packet 4
-	conf
+	# a realistic rate (2,000 orders/s), not the unthrottled stress
+	conf "[risk]" "window_ms = 100" "max_orders_total = 200" \
+		"max_orders_instrument = 50"
 	# never stop on its own: the signal is what ends the run
 	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
 	# shellcheck disable=SC2086

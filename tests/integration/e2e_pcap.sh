@@ -3,7 +3,9 @@
 # into hedgewire's feed path; counts, gaps, drops and every instrument's
 # best bid/ask must equal the generator's ground truth.
 #   e2e_pcap.sh HEDGEWIRE FEEDGEN SRCDIR SCENARIO
-# SCENARIO: clean | faults | gaps | workers2
+# SCENARIO: clean | faults | gaps | workers2 | fanout2 | fanout-drops
+# Captures end with MoldUDP64 end-of-session, which is what stops these
+# runs: the idle timeout is off, so a starved VM cannot stop one early.
 HEDGEWIRE=$1 FEEDGEN=$2 SRCDIR=$3 SCENARIO=$4
 . "$SRCDIR/tests/integration/common.sh"
 
@@ -13,7 +15,7 @@ case $SCENARIO in
 clean)
 	gen --seed 11 --instruments 40 --messages 300000 --per-packet 5 \
 		--vlan 141 --heartbeats 200
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --set feed.vlan=141 \
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --set feed.vlan=141 --set run.idle_timeout_ms=0 \
 		--dump-book "$T/book" || fail "hedgewire exited $?: $(cat "$T/err")"
 	grep -q "stopped on end of session" "$T/out" || fail "did not stop on end of session"
 	expect_eq messages "$(value messages)" "$(truth messages)"
@@ -30,7 +32,8 @@ clean)
 faults)
 	gen --seed 12 --instruments 25 --messages 200000 --per-packet 4 \
 		--heartbeats 97 --dup-every 7 --truncate-every 11 --corrupt-every 13
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" ||
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" \
+		--set run.idle_timeout_ms=0 ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	expect_eq messages "$(value messages)" "$(truth messages)"
 	expect_eq gaps "$(value gaps)" 0
@@ -40,7 +43,8 @@ faults)
 gaps)
 	gen --seed 13 --instruments 10 --messages 100000 --per-packet 4 \
 		--gap-every 50 --dup-every 9 --heartbeats 31
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" ||
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap" --dump-book "$T/book" \
+		--set run.idle_timeout_ms=0 ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	expect_eq gaps "$(value gaps)" "$(truth gaps)"
 	expect_eq gap_messages "$(value gap_messages)" "$(truth gap_messages)"
@@ -56,6 +60,7 @@ workers2)
 	gen --seed 14 --instruments 16 --messages 100000 --per-packet 6
 	run_hw --lcores=0@0,1@1,2@1 "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap" \
 		--set run.workers=2 --set book.instruments=64 --set book.orders=65536 \
+		--set run.idle_timeout_ms=0 \
 		--dump-book "$T/book" ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	grep -q "worker 1 agrees with worker 0: yes" "$T/out" ||
@@ -70,6 +75,7 @@ fanout2)
 	gen --seed 15 --instruments 16 --messages 100000 --per-packet 4
 	run_hw --lcores=0@0,1@1,2@1,3@0 "net_pcap0,rx_pcap=$T/feed.pcap" \
 		--set rx.mode=fanout --set run.workers=2 --set rx.ring_size=16384 \
+		--set run.idle_timeout_ms=0 \
 		--set rx.mbufs=16383 --set book.instruments=64 \
 		--set book.orders=65536 --dump-book "$T/book" ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
