@@ -22,6 +22,12 @@ enum key_type {
 	KEY_STR,	/* a string of up to max bytes (the field's size) */
 	KEY_DISABLE,	/* [risk] disable: symbols, checked by the risk module */
 	KEY_RXMODE,	/* [rx] mode: queues | fanout | flow-mirror */
+	KEY_DEDUP,	/* [run] dedup: claim | none */
+};
+
+static const char *const dedup_modes[] = {
+	[HGW_DEDUP_MODE_NONE] = "none",
+	[HGW_DEDUP_MODE_CLAIM] = "claim",
 };
 
 static const char *const rx_modes[] = {
@@ -83,6 +89,7 @@ static const struct key keys[] = {
 	KS("order", "journal", KEY_STR, journal, ""),
 	K("order", "journal_ring", KEY_U32, journal_ring, 1024, 1u << 22, "65536"),
 	K("run",  "workers",  KEY_U32,  workers, 1, HGW_MAX_WORKERS, "1"),
+	K("run",  "dedup",    KEY_DEDUP, dedup, 0, 0, "claim"),
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
 	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),
 };
@@ -154,6 +161,16 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 			}
 		snprintf(err, errlen,
 			 "%s: bad value for [%s] %s: '%s' (expected queues, fanout or flow-mirror)",
+			 where, k->section, k->name, value);
+		return -1;
+	case KEY_DEDUP:
+		for (uint32_t m = 0; m < RTE_DIM(dedup_modes); m++)
+			if (strcmp(value, dedup_modes[m]) == 0) {
+				*(uint32_t *)field = m;
+				return 0;
+			}
+		snprintf(err, errlen,
+			 "%s: bad value for [%s] %s: '%s' (expected claim or none)",
 			 where, k->section, k->name, value);
 		return -1;
 	case KEY_MAC:
@@ -353,6 +370,10 @@ hgw_config_print(const struct hgw_config *c, FILE *out)
 		case KEY_RXMODE:
 			fprintf(out, "%s = %s\n", k->name,
 				rx_modes[*(const uint32_t *)field]);
+			break;
+		case KEY_DEDUP:
+			fprintf(out, "%s = %s\n", k->name,
+				dedup_modes[*(const uint32_t *)field]);
 			break;
 		case KEY_STR:
 		case KEY_DISABLE:

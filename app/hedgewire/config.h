@@ -17,6 +17,12 @@
 
 #define HGW_MAX_WORKERS 16
 
+/* How the first copy of each order is chosen among the workers. */
+enum hgw_dedup_mode {
+	HGW_DEDUP_MODE_NONE,   /* every worker sends its copy */
+	HGW_DEDUP_MODE_CLAIM,  /* a worker claims the trigger, then sends */
+};
+
 /* How each worker gets its full copy of the feed. */
 enum hgw_rx_mode {
 	HGW_RX_QUEUES,       /* each worker polls its own queue that carries it all */
@@ -62,6 +68,7 @@ struct hgw_config {
 
 	/* [run] */
 	uint32_t workers;         /* worker lcores */
+	uint32_t dedup;           /* HGW_DEDUP_MODE_* */
 	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */
 	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
 };

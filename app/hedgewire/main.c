@@ -298,6 +298,7 @@ struct trading {
 	struct rte_mempool *tx_pool;
 	struct hgw_journal *journal;
 	struct rte_ring *rings[HGW_MAX_WORKERS];
+	struct hgw_dedup *dedup;
 };
 
 /* The table's one writer is the control plane; telemetry runs each client
@@ -454,6 +455,12 @@ trading_init(struct trading *t, const struct hgw_config *c)
 				    i, c->journal_ring, rte_strerror(rte_errno));
 		}
 	}
+	if (c->dedup == HGW_DEDUP_MODE_CLAIM && c->workers > 1) {
+		t->dedup = rte_zmalloc("hgw_dedup", sizeof(*t->dedup),
+				       RTE_CACHE_LINE_SIZE);
+		if (t->dedup == NULL || hgw_dedup_init(t->dedup) != 0)
+			die("cannot allocate the dedup state");
+	}
 	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
 	live_table = t->table;
 	rte_telemetry_register_cmd("/hgw/table/patch", tel_table_patch,
@@ -551,6 +558,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			w[i].tx_port = c->tx_port;
 			w[i].tx_queue = (uint16_t)i;
 			w[i].journal = t->rings[i];
+			w[i].dedup = t->dedup;
 			w[i].capacity = (uint8_t)c->capacity;
 			memcpy(w[i].udp.src_mac, c->src_mac, 6);
 			memcpy(w[i].udp.dst_mac, c->dst_mac, 6);
@@ -775,6 +783,12 @@ main(int argc, char **argv)
 		hgw_journal_drain(trading.journal, trading.rings, conf.workers);
 
 	print_summary(&workers[0], why);
+	if (trading.dedup != NULL)
+		for (uint32_t i = 0; i < conf.workers; i++)
+			printf("worker %u races won %" PRIu64 " lost %" PRIu64
+			       " (orders sent %" PRIu64 ")\n", i,
+			       workers[i].races.won, workers[i].races.lost,
+			       workers[i].tx.orders);
 	if (conf.rx_mode == HGW_RX_FANOUT) {
 		printf("fanout lcore %u: %" PRIu64 " frames", fanout_lcore,
 		       fanout.frames);
@@ -823,6 +837,7 @@ main(int argc, char **argv)
 		hgw_table_free(trading.table);
 	}
 	rte_mempool_free(trading.tx_pool);
+	rte_free(trading.dedup);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
 	return 0;

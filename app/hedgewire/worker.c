@@ -139,6 +139,12 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	if (hgw_risk_check(w->risk, w->book, &d,
 			   hgw_itch_timestamp(w->batch[i])) != HGW_RISK_PASS)
 		return;
+	/* Risk has accounted the order either way, so every replica keeps
+	 * the same position and windows; only the first copy is sent. */
+	if (w->dedup != NULL &&
+	    !hgw_dedup_claim_count(w->dedup, &w->races, w->batch_session[i],
+				   w->batch_seq[i]))
+		return;
 	build_order(w, &d, w->batch_seq[i], w->batch_session[i]);
 }
 

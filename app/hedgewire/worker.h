@@ -15,6 +15,7 @@
 #include "config.h"
 #include "journal.h"
 #include "hgw_book.h"
+#include "hgw_dedup.h"
 #include "hgw_feed.h"
 #include "hgw_latency.h"
 #include "hgw_order.h"
@@ -106,6 +107,9 @@ struct hgw_worker {
 	uint16_t tx_port, tx_queue;
 	struct rte_mempool *tx_pool;
 	struct rte_ring *journal;       /* NULL: no journal */
+	/* claim dedup shared by all workers (NULL: every copy is sent) */
+	struct hgw_dedup *dedup;
+	struct hgw_dedup_stats races;
 	uint32_t ntx;
 	struct rte_mbuf *txq[HGW_WORKER_TXQ];
 	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];

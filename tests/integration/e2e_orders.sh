@@ -226,6 +226,35 @@ table-patch)
 	wait "$pid" || fail "exit status $? after SIGTERM"
 	echo "  $checked patched entries read back through the running process; kill switch set at run time"
 	;;
+hedged2)
+	# Two hedged workers, each with its own RX queue (the whole feed) and
+	# TX queue, racing with claim dedup: together they send exactly the
+	# orders one worker sends (the reference's), each trigger once, and
+	# both replicas account every order whether they won it or not.
+	conf "[risk]" "max_orders_instrument = 20" "max_orders_total = 200" \
+		"window_ms = 50"
+	run_hw --lcores=0@0,1@1,2@0 \
+		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" \
+		-c "$T/conf.ini" --set run.workers=2 --set run.dedup=claim \
+		--set run.idle_timeout_ms=0 ||
+		fail "hedgewire exited $?: $(cat "$T/err")"
+	grep -q "worker 1 agrees with worker 0: yes" "$T/out" || fail "replicas disagree"
+	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
+		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
+	python3 "$SRCDIR/tests/ref/merge_orders.py" "$T/merged.pcap" \
+		"$T/out0.pcap" "$T/out1.pcap" || fail "a duplicate order escaped"
+	$CMP "$T/expected.pcap" "$T/merged.pcap" || fail "hedged orders differ from one worker's"
+	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+	w0=$(sed -n 's/^worker 0 races won \([0-9]*\) lost \([0-9]*\).*/\1 \2/p' "$T/out")
+	w1=$(sed -n 's/^worker 1 races won \([0-9]*\) lost \([0-9]*\).*/\1 \2/p' "$T/out")
+	read -r won0 lost0 <<<"$w0"
+	read -r won1 lost1 <<<"$w1"
+	expect_eq "orders won by both" "$((won0 + won1))" "$want"
+	expect_eq "worker 0 won + lost" "$((won0 + lost0))" "$want"
+	expect_eq "worker 1 won + lost" "$((won1 + lost1))" "$want"
+	expect_eq "journal" "$(grep -o '[0-9]* orders written' "$T/out" | cut -d' ' -f1)" "$want"
+	echo "  $want orders, each once: worker 0 won $won0, worker 1 won $won1"
+	;;
 bad-table)
 	good=$T/table.tbl
 	conf

@@ -1,0 +1,206 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: dedup stage, "first order per trigger wins".
+ *
+ * A trigger is (MoldUDP64 session index 0..HGW_DEDUP_MAX_SESSIONS-1,
+ * sequence number >= 1). The N workers are deterministic replicas (design
+ * principle 1): they see the same feed and each produces at most one order
+ * per trigger, and every worker produces its triggers of a session in
+ * strictly increasing sequence order. Hence "first copy wins" is decided by
+ * one high-water mark per session: a copy of trigger s passes iff no copy
+ * of a trigger >= s of that session passed before it. Three modes, one
+ * rule:
+ *
+ *   claim      each worker calls hgw_dedup_claim() (one shared struct
+ *              hgw_dedup) and, if it won, sends on its own TX queue;
+ *   tx-lcore   workers hand orders over SP/SC rings (FIFO, one per worker)
+ *              to one TX lcore that calls hgw_dedup_filter_first();
+ *   downstream every worker sends; a separate filter stage (single thread)
+ *              calls hgw_dedup_filter_first() on the merged streams.
+ *
+ * Exactly once (proof sketch; the claim-mode version is in dedup.c):
+ *  - At most once, unconditionally: the mark of a session only ever grows
+ *    and a copy of s passes only by moving the mark from below s to s.
+ *    The mark can move past s only once, so two copies of s cannot both
+ *    pass, whatever the timing and whatever the workers feed in.
+ *  - At least once, under the replica assumption "every worker that
+ *    produces any trigger > s of this session also produced s, before it":
+ *    if no copy of s passed, take the first copy of any s' > s that passed;
+ *    its worker offered s before s' and at that time the mark was below s
+ *    (nothing >= s had passed yet), so that copy of s passed: contradiction.
+ *  - A stalled worker only loses races when it comes back (the mark moved
+ *    on); a worker that stops for good is simply absent; nobody waits for
+ *    anybody (lock-free: a claim retries only when another claim succeeded).
+ *  - A worker that is NOT a faithful replica (it missed input, a ring
+ *    overflow dropped one of its orders, it decided differently) can still
+ *    never cause a duplicate. But if it produced s+1 without s while ahead
+ *    of every worker that produces s, s is lost (the mark is past it), and
+ *    an order it alone produces is sent. That is why a replica that saw a
+ *    gap must stop trading until resynchronised (principle 1), and why a
+ *    worker must never drop one order from the middle of its stream (in
+ *    tx-lcore mode: retry a full ring or stop handing over altogether).
+ *  - Not covered: a winner that dies or stalls between its claim and its
+ *    tx_burst. That one order is late (stall) or lost (death); no other
+ *    worker can send it without risking a duplicate. Orders after it flow.
+ *
+ * Inputs outside the contract (session >= HGW_DEDUP_MAX_SESSIONS, seq 0,
+ * which MoldUDP64 never numbers a message with) never pass: failing safe
+ * means not sending. seq UINT64_MAX passes once and closes the session.
+ *
+ * Plain C11 (<stdatomic.h>), no DPDK: the unit test and the benchmarks link
+ * it without an EAL.
+ */
+#ifndef HGW_DEDUP_H
+#define HGW_DEDUP_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HGW_DEDUP_MAX_SESSIONS 4
+#define HGW_DEDUP_MAX_WORKERS  16
+#define HGW_DEDUP_LINE         64	/* cache line (RTE_CACHE_LINE_SIZE) */
+
+/* One session's mark, alone on its cache line: the only word the workers
+ * share, so the only line that bounces between them. */
+struct hgw_dedup_mark {
+	alignas(HGW_DEDUP_LINE) _Atomic uint64_t seq;	/* highest passed, 0 = none */
+	char pad[HGW_DEDUP_LINE - sizeof(_Atomic uint64_t)];
+};
+
+_Static_assert(sizeof(struct hgw_dedup_mark) == HGW_DEDUP_LINE,
+	       "a mark is exactly one cache line");
+_Static_assert(alignof(struct hgw_dedup_mark) == HGW_DEDUP_LINE,
+	       "a mark starts a cache line, so its atomic cannot straddle one");
+/* A lock-based fallback would break "no locks" (and be slow). */
+_Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
+
+/* Shared claim state (claim mode). Place it 64-byte aligned in shared
+ * memory (static storage, rte_zmalloc(..., HGW_DEDUP_LINE), a memzone). */
+struct hgw_dedup {
+	struct hgw_dedup_mark mark[HGW_DEDUP_MAX_SESSIONS];
+};
+
+_Static_assert(sizeof(struct hgw_dedup) ==
+	       HGW_DEDUP_MAX_SESSIONS * HGW_DEDUP_LINE, "no hidden members");
+
+/* Per-worker race counters: plain, written only by their worker, one line
+ * each (keep them in the worker's own state, never on the shared line).
+ * A live reader (telemetry) gets untorn aligned 64-bit loads on 64-bit
+ * targets, as with DPDK's per-lcore stats; strictly that is a C11 data
+ * race, so exact totals are read after the worker stopped. */
+struct hgw_dedup_stats {
+	alignas(HGW_DEDUP_LINE) uint64_t won;	/* claims won: orders sent */
+	uint64_t lost;				/* races lost: late copies dropped */
+};
+
+_Static_assert(sizeof(struct hgw_dedup_stats) == HGW_DEDUP_LINE,
+	       "worker stats fill exactly one line");
+
+/* Reset all marks ("nothing passed yet"). Call before the workers start
+ * (thread creation / rte_eal_remote_launch publishes the stores).
+ * Returns 0, or -EINVAL if d is NULL or not HGW_DEDUP_LINE aligned. */
+int hgw_dedup_init(struct hgw_dedup *d);
+
+/* Claim trigger (session, seq) for the calling worker.
+ * Returns 1 if this copy wins (send it), 0 if it lost the race (drop it and
+ * count a race lost) or the input is outside the contract. Lock-free; at
+ * most one successful atomic RMW per call, none when the copy is late.
+ *
+ * Memory orders: all relaxed, on purpose. Exactly-once needs only what every
+ * single atomic object gets even when relaxed, on x86 and on Arm alike: one
+ * modification order that all threads agree on, RMW atomicity (a CAS reads
+ * the latest value in that order) and per-thread coherence (a thread never
+ * reads an older value than one it has already read or written). The mark
+ * carries no data: the winner sends its own order built from its own
+ * replica, the loser reads nothing the winner wrote; so there is nothing to
+ * publish (release) or to see (acquire). If a caller ever needs to read
+ * data written by the winner, that pair needs release on the CAS and acquire
+ * on the loads. See dedup.c for the full argument. */
+static inline int
+hgw_dedup_claim(struct hgw_dedup *d, uint16_t session, uint64_t seq)
+{
+	if (session >= HGW_DEDUP_MAX_SESSIONS || seq == 0)
+		return 0;
+	_Atomic uint64_t *m = &d->mark[session].seq;
+	/* relaxed: orders nothing. A stale (smaller: the mark only grows)
+	 * value can only send us to the CAS, never make us lose wrongly.
+	 * Testing before the CAS keeps the late copy (the common loser) from
+	 * taking the line exclusive: a plain load, no RMW. */
+	uint64_t cur = atomic_load_explicit(m, memory_order_relaxed);
+
+	while (cur < seq) {
+		/* relaxed on success and failure: the CAS is the decision
+		 * itself and orders no other access. On failure cur gets the
+		 * current mark (never older than what we read, by coherence)
+		 * and the loop re-checks. Under the replica assumption a
+		 * failure means another copy of this very trigger (or a later
+		 * one) won, so the loop ends; weak: a spurious LL/SC failure
+		 * just retries, and the loop is the retry anyway. */
+		if (atomic_compare_exchange_weak_explicit(m, &cur, seq,
+							  memory_order_relaxed,
+							  memory_order_relaxed))
+			return 1;
+	}
+	return 0;
+}
+
+/* hgw_dedup_claim() and count the outcome in the caller's own stats. */
+static inline int
+hgw_dedup_claim_count(struct hgw_dedup *d, struct hgw_dedup_stats *st,
+		      uint16_t session, uint64_t seq)
+{
+	int won = hgw_dedup_claim(d, session, seq);
+
+	st->won += (uint64_t)won;
+	st->lost += (uint64_t)!won;
+	return won;
+}
+
+/* Highest sequence claimed so far in a session (0: none, or bad session).
+ * For telemetry; relaxed: a snapshot, it orders nothing. */
+uint64_t hgw_dedup_mark(const struct hgw_dedup *d, uint16_t session);
+
+/* Single-threaded first-copy filter (tx-lcore and downstream modes). Owned
+ * and used by one thread only: no atomics. It must see each worker's orders
+ * in that worker's order (one FIFO per worker; any interleaving of the
+ * FIFOs is fine). */
+struct hgw_dedup_filter {
+	uint64_t mark[HGW_DEDUP_MAX_SESSIONS];	/* highest passed, 0 = none */
+	uint64_t passed[HGW_DEDUP_MAX_WORKERS];	/* per source worker */
+	uint64_t dropped[HGW_DEDUP_MAX_WORKERS];	/* races lost, per worker */
+	uint64_t invalid;	/* bad session / seq 0 / worker: dropped */
+};
+
+/* Reset marks and counters. */
+void hgw_dedup_filter_init(struct hgw_dedup_filter *f);
+
+/* Offer worker's copy of trigger (session, seq). Returns 1 if it is the
+ * first copy (send it), 0 if it is late (drop) or outside the contract
+ * (session, seq 0, worker >= HGW_DEDUP_MAX_WORKERS; counted as invalid). */
+static inline int
+hgw_dedup_filter_first(struct hgw_dedup_filter *f, uint16_t session,
+		       uint64_t seq, uint16_t worker)
+{
+	if (session >= HGW_DEDUP_MAX_SESSIONS || seq == 0 ||
+	    worker >= HGW_DEDUP_MAX_WORKERS) {
+		f->invalid++;
+		return 0;
+	}
+	if (f->mark[session] >= seq) {
+		f->dropped[worker]++;
+		return 0;
+	}
+	f->mark[session] = seq;
+	f->passed[worker]++;
+	return 1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGW_DEDUP_H */
