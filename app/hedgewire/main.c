@@ -783,6 +783,14 @@ main(int argc, char **argv)
 		hgw_journal_drain(trading.journal, trading.rings, conf.workers);
 
 	print_summary(&workers[0], why);
+	/* What the port itself lost (no mbuf, full ring): never silent. */
+	struct rte_eth_stats ps;
+
+	if (rte_eth_stats_get(conf.rx_port, &ps) == 0)
+		printf("port %u: ipackets %" PRIu64 " imissed %" PRIu64
+		       " rx_nombuf %" PRIu64 " ierrors %" PRIu64 "\n",
+		       conf.rx_port, ps.ipackets, ps.imissed, ps.rx_nombuf,
+		       ps.ierrors);
 	if (trading.dedup != NULL)
 		for (uint32_t i = 0; i < conf.workers; i++)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64

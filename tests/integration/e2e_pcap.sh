@@ -70,17 +70,19 @@ workers2)
 	;;
 fanout2)
 	# One RX lcore fans every frame out to two workers (mbuf references
-	# + SP/SC rings). Rings as large as the mbuf pool never fill: the
-	# pool is the back-pressure, so both replicas see everything.
+	# + SP/SC rings). The pool and the rings hold the whole capture, so
+	# neither the port nor a ring can drop: both replicas see it all.
 	gen --seed 15 --instruments 16 --messages 100000 --per-packet 4
 	run_hw --lcores=0@0,1@1,2@1,3@0 "net_pcap0,rx_pcap=$T/feed.pcap" \
-		--set rx.mode=fanout --set run.workers=2 --set rx.ring_size=16384 \
+		--set rx.mode=fanout --set run.workers=2 --set rx.ring_size=65536 \
 		--set run.idle_timeout_ms=0 \
-		--set rx.mbufs=16383 --set book.instruments=64 \
+		--set rx.mbufs=65535 --set book.instruments=64 \
 		--set book.orders=65536 --dump-book "$T/book" ||
 		fail "hedgewire exited $?: $(cat "$T/err")"
 	grep -q "worker 0 drops 0, worker 1 drops 0" "$T/out" ||
 		fail "fanout dropped: $(grep fanout "$T/out")"
+	grep -q "imissed 0 rx_nombuf 0" "$T/out" ||
+		fail "the port dropped: $(grep '^port' "$T/out")"
 	grep -q "worker 1 agrees with worker 0: yes" "$T/out" ||
 		fail "replicas disagree"
 	expect_eq messages "$(value messages)" "$(truth messages)"
@@ -100,8 +102,9 @@ fanout-drops)
 	line=$(grep "^fanout lcore" "$T/out")
 	total=$(echo "$line" | sed 's/.*: \([0-9]*\) frames.*/\1/')
 	d0=$(echo "$line" | sed 's/.*worker 0 drops \([0-9]*\).*/\1/')
+	nombuf=$(sed -n 's/^port 0: .* rx_nombuf \([0-9]*\).*/\1/p' "$T/out")
 	expect_eq "worker 0 frames + drops" "$(( $(value frames) + d0 ))" "$total"
-	expect_eq "fanout frames" "$total" "$(truth frames)"
+	expect_eq "fanout frames + port rx_nombuf" "$((total + nombuf))" "$(truth frames)"
 	if [ "$d0" -gt 0 ]; then
 		[ "$(value gaps)" -gt 0 ] || fail "worker 0 dropped $d0 frames but saw no gap"
 	fi
