@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 
+#include "hgw_cli.h"
 #include "hgw_itch.h"
 
 #define FG_NAME "hgw-feedgen"
@@ -1019,28 +1020,9 @@ fg_usage(FILE *f)
 "  -h, --help              this text\n");
 }
 
-static void __attribute__((noreturn))
-fg_bad(const char *opt, const char *val)
-{
-	fprintf(stderr, FG_NAME ": bad value for --%s: '%s'\n", opt, val);
-	exit(2);
-}
-
-/* Decimal unsigned integer in [min, max]; no sign, no spaces. */
-static uint64_t
-fg_num(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	if (s[0] < '0' || s[0] > '9')
-		fg_bad(opt, s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		fg_bad(opt, s);
-	return v;
-}
+/* Strict values: hgw_cli.h, shared by the tools. */
+#define fg_bad(opt, val) hgw_cli_bad(FG_NAME, opt, val)
+#define fg_num(opt, s, min, max) hgw_cli_num(FG_NAME, opt, s, min, max)
 
 static uint32_t
 fg_addr(const char *opt, const char *s, int want_mcast)

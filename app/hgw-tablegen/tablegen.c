@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hgw_cli.h"
 #include "hgw_table.h"
 
 #define TG_NAME "hgw-tablegen"
@@ -331,28 +332,9 @@ tg_usage(FILE *f)
 "2^40 entries.\n");
 }
 
-static void __attribute__((noreturn))
-tg_bad(const char *opt, const char *val)
-{
-	fprintf(stderr, TG_NAME ": bad value for --%s: '%s'\n", opt, val);
-	exit(2);
-}
-
-/* Decimal unsigned integer in [min, max]; no sign, no spaces. */
-static uint64_t
-tg_num(const char *opt, const char *s, uint64_t min, uint64_t max)
-{
-	unsigned long long v;
-	char *end;
-
-	if (s[0] < '0' || s[0] > '9')
-		tg_bad(opt, s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
-		tg_bad(opt, s);
-	return v;
-}
+/* Strict values: hgw_cli.h, shared by the tools. */
+#define tg_bad(opt, val) hgw_cli_bad(TG_NAME, opt, val)
+#define tg_num(opt, s, min, max) hgw_cli_num(TG_NAME, opt, s, min, max)
 
 /* A decimal fraction in [0, 1] ("0", "1", "0.05", ".5", "1.000"; at most
  * 9 decimals) as 32-bit fixed point, rounded to nearest: integer

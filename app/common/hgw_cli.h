@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire tools: strict command-line values.
+ *
+ * A bad value prints one line "PROG: bad value for --OPT: 'VALUE'" and
+ * exits 2, the same for every tool. Header-only: the tools share no
+ * library code beyond this (hgw-feedgen stays independent of hedgewire's
+ * decoder and book, which its output is used to check).
+ */
+#ifndef HGW_CLI_H
+#define HGW_CLI_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static inline void __attribute__((noreturn))
+hgw_cli_bad(const char *prog, const char *opt, const char *val)
+{
+	fprintf(stderr, "%s: bad value for --%s: '%s'\n", prog, opt, val);
+	exit(2);
+}
+
+/* Decimal unsigned integer in [min, max]; no sign, no spaces. */
+static inline uint64_t
+hgw_cli_num(const char *prog, const char *opt, const char *s, uint64_t min,
+	    uint64_t max)
+{
+	unsigned long long v;
+	char *end;
+
+	if (s[0] < '0' || s[0] > '9')
+		hgw_cli_bad(prog, opt, s);
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || v < min || v > max)
+		hgw_cli_bad(prog, opt, s);
+	return v;
+}
+
+#endif /* HGW_CLI_H */
