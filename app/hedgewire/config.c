@@ -66,6 +66,8 @@ static const struct key keys[] = {
 	K("rx",   "descriptors", KEY_U16, rx_desc, 64, 32768, "1024"),
 	K("rx",   "mbufs",    KEY_U32,  mbufs, 1023, 1u << 24, "16383"),
 	KS("table", "file",   KEY_STR,  table_file, ""),
+	K("table", "replicas", KEY_U32, replicas, 0, HGW_MAX_WORKERS, "0"),
+	KS("table", "chanmap", KEY_STR, chanmap, ""),
 	K("risk", "kill",     KEY_BOOL, kill, 0, 1, "no"),
 	KS("risk", "disable", KEY_DISABLE, risk_disable, ""),
 	K("risk", "max_quantity", KEY_U32, max_quantity, 1, UINT32_MAX, "10000"),

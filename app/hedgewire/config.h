@@ -44,6 +44,8 @@ struct hgw_config {
 
 	/* [table] */
 	char table_file[256];     /* empty: no trading, feed path only */
+	uint32_t replicas;        /* table copies; 0 = one per worker */
+	char chanmap[256];        /* channel map file; empty: packed copies */
 
 	/* [risk] */
 	uint32_t kill;

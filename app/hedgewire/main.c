@@ -28,11 +28,14 @@
 #include <rte_lcore.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_memory.h>
+#include <rte_memzone.h>
 #include <rte_mbuf.h>
 #include <rte_ring.h>
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "hgw_chanmap.h"
 #include "journal.h"
 #include "worker.h"
 
@@ -294,7 +297,11 @@ ports_setup(const struct hgw_config *c, int trading)
 static _Atomic uint32_t kill_switch;
 
 struct trading {
-	struct hgw_table *table;
+	struct hgw_table *table;          /* replica 0 */
+	struct hgw_table replicas[HGW_MAX_WORKERS];
+	uint32_t nreplicas;
+	void *replica_mem;
+	const struct rte_memzone *replica_mz;   /* NULL: replica_mem is rte_malloc'd */
 	struct rte_mempool *tx_pool;
 	struct hgw_journal *journal;
 	struct rte_ring *rings[HGW_MAX_WORKERS];
@@ -305,7 +312,8 @@ struct trading {
  * on its own thread, so writers take this lock (off the fast path: the
  * workers never touch it, they read under each entry's sequence count). */
 static pthread_mutex_t table_writer = PTHREAD_MUTEX_INITIALIZER;
-static struct hgw_table *live_table;
+static struct hgw_table *live_table;	/* the replicas */
+static uint32_t live_nreplicas;
 
 /* /hgw/table/patch,FILE: apply a patch file to the running table. */
 static int
@@ -321,8 +329,12 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 				    "usage: /hgw/table/patch,FILE");
 		return 0;
 	}
+	/* every replica gets the patch: the workers stay identical */
 	pthread_mutex_lock(&table_writer);
-	n = hgw_table_patch_file(live_table, params, err, sizeof(err));
+	n = 0;
+	for (uint32_t r = 0; r < live_nreplicas && n >= 0; r++)
+		n = hgw_table_patch_file(&live_table[r], params, err,
+					 sizeof(err));
 	pthread_mutex_unlock(&table_writer);
 	rte_tel_data_start_dict(d);
 	if (n < 0) {
@@ -339,19 +351,20 @@ static int
 tel_table_entry(const char *cmd __rte_unused, const char *params,
 		struct rte_tel_data *d)
 {
-	unsigned int l, sp, im;
+	unsigned int l, sp, im, r = 0;
 	struct hgw_table_entry e;
 	char c[2] = { 0, 0 };
 
 	if (live_table == NULL || params == NULL ||
-	    sscanf(params, "%u,%u,%u", &l, &sp, &im) != 3 ||
+	    sscanf(params, "%u,%u,%u,%u", &l, &sp, &im, &r) < 3 ||
+	    r >= live_nreplicas ||
 	    l >= live_table->dims.instruments ||
 	    sp >= live_table->dims.spreads ||
 	    im >= live_table->dims.imbalances) {
-		rte_tel_data_string(d, "usage: /hgw/table/entry,LOCATE,SPREAD,IMBALANCE (within the table)");
+		rte_tel_data_string(d, "usage: /hgw/table/entry,LOCATE,SPREAD,IMBALANCE[,REPLICA] (within the table)");
 		return 0;
 	}
-	hgw_table_read(live_table,
+	hgw_table_read(&live_table[r],
 		       ((uint64_t)l * live_table->dims.spreads + sp) *
 		       live_table->dims.imbalances + im, &e);
 	rte_tel_data_start_dict(d);
@@ -405,6 +418,7 @@ tel_table_info(const char *cmd __rte_unused, const char *params __rte_unused,
 	rte_tel_data_add_dict_u64(d, "imbalances", live_table->dims.imbalances);
 	rte_tel_data_add_dict_u64(d, "tick", live_table->dims.tick);
 	rte_tel_data_add_dict_u64(d, "entries", live_table->nentries);
+	rte_tel_data_add_dict_u64(d, "replicas", live_nreplicas);
 	return 0;
 }
 
@@ -424,15 +438,101 @@ risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
 		die("[risk] disable: bad list '%s'", c->risk_disable);
 }
 
+static uint64_t
+va2pa(const void *va, void *arg __rte_unused)
+{
+	phys_addr_t pa = rte_mem_virt2phy(va);
+
+	return pa == RTE_BAD_IOVA ? HGW_CHANMAP_PA_UNKNOWN : pa;
+}
+
+/* N replicas of the table in one region laid out by the channel map (or
+ * packed back to back on 2 MB boundaries without one), the file read once
+ * into replica 0 and copied; placement verified entry by entry where
+ * physical addresses are known, and said in one line either way. */
+static void
+replicas_load(struct trading *t, const struct hgw_config *c)
+{
+	uint32_t n = c->replicas ? c->replicas : c->workers;
+	uint64_t offsets[HGW_CHANMAP_MAX_REPLICAS], align, region, nentries;
+	struct hgw_table_dims dims;
+	struct hgw_chanmap map;
+	struct hgw_chanmap_report rep;
+	const void *bases[HGW_CHANMAP_MAX_REPLICAS];
+	char err[512], line[512];
+
+	if (hgw_table_file_header(c->table_file, &dims, &nentries, err,
+				  sizeof(err)) < 0)
+		die("%s", err);
+	uint64_t span = nentries * HGW_TABLE_ENTRY_SIZE;
+
+	memset(&map, 0, sizeof(map));
+	if (c->chanmap[0] != '\0') {
+		if (hgw_chanmap_load(c->chanmap, &map, err, sizeof(err)) < 0)
+			die("[table] chanmap: %s", err);
+	} else {
+		snprintf(map.name, sizeof(map.name), "packed");
+		map.offset = RTE_ALIGN_CEIL(span, (uint64_t)RTE_PGSIZE_2M);
+	}
+	if (hgw_chanmap_replica_offsets(&map, n, HGW_TABLE_ENTRY_SIZE, span,
+					offsets, &align, &region, err,
+					sizeof(err)) < 0)
+		die("[table] replicas = %u with chanmap %s: %s", n, map.name, err);
+	/* The layout needs the region's physical base aligned (not just its
+	 * virtual one): ask for IOVA-contiguous memory first, and fall back
+	 * to any memory (the verification below then says what it got). */
+	t->replica_mz = rte_memzone_reserve_aligned("hgw_table", region,
+			(int)rte_socket_id(), RTE_MEMZONE_IOVA_CONTIG,
+			(unsigned int)RTE_MAX(align, (uint64_t)RTE_CACHE_LINE_SIZE));
+	t->replica_mem = t->replica_mz != NULL ? t->replica_mz->addr :
+		rte_malloc_socket("hgw_table", region,
+				  RTE_MAX(align, (uint64_t)RTE_CACHE_LINE_SIZE),
+				  (int)rte_socket_id());
+	if (t->replica_mem == NULL)
+		die("table %s: %u replicas need %" PRIu64 " MB aligned to %" PRIu64
+		    " KB; DPDK could not allocate it (give EAL more memory with "
+		    "-m, reserve huge pages with scripts/setup.sh, or lower "
+		    "[table] replicas)", c->table_file, n, region >> 20,
+		    align >> 10);
+	for (uint32_t r = 0; r < n; r++) {
+		t->replicas[r].dims = dims;
+		t->replicas[r].nentries = nentries;
+		t->replicas[r].entries = (struct hgw_table_entry *)(void *)
+			((uint8_t *)t->replica_mem + offsets[r]);
+		t->replicas[r].mem = NULL;
+		bases[r] = t->replicas[r].entries;
+	}
+	if (hgw_table_file_read(c->table_file, t->replicas[0].entries, nentries,
+				err, sizeof(err)) < 0)
+		die("%s", err);
+	for (uint32_t r = 1; r < n; r++)
+		memcpy(t->replicas[r].entries, t->replicas[0].entries, span);
+	t->nreplicas = n;
+	t->table = &t->replicas[0];
+
+	const struct rte_memseg_list *msl = rte_mem_virt2memseg_list(t->replica_mem);
+	uint64_t page = msl != NULL ? msl->page_sz : 4096;
+
+	if (hgw_chanmap_verify(&map, n, bases, nentries, HGW_TABLE_ENTRY_SIZE,
+			       page, va2pa, NULL,
+			       hgw_chanmap_hypervisor() ? HGW_CHANMAP_F_GUEST_PA : 0,
+			       &rep) == 0)
+		printf("table %s: %u replica(s) of %" PRIu64 " MB in %s, %s\n",
+		       c->table_file, n, span >> 20,
+		       t->replica_mz != NULL ? "IOVA-contiguous memory" :
+		       "memory that is not IOVA-contiguous",
+		       hgw_chanmap_report_line(&rep, line, sizeof(line)));
+	if (rep.result == HGW_CHANMAP_VIOLATED)
+		RTE_LOG(WARNING, HGW_APP, "table replicas share channels: %s\n",
+			line);
+}
+
 static void
 trading_init(struct trading *t, const struct hgw_config *c)
 {
 	char err[512];
 
-	t->table = hgw_table_load(c->table_file, (int)rte_socket_id(), err,
-				  sizeof(err));
-	if (t->table == NULL)
-		die("%s", err);
+	replicas_load(t, c);
 	t->tx_pool = rte_pktmbuf_pool_create("hgw_tx", c->tx_mbufs,
 					     RTE_MIN(256u, c->tx_mbufs / 8),
 					     0, RTE_MBUF_DEFAULT_BUF_SIZE,
@@ -462,11 +562,12 @@ trading_init(struct trading *t, const struct hgw_config *c)
 			die("cannot allocate the dedup state");
 	}
 	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
-	live_table = t->table;
+	live_table = t->replicas;
+	live_nreplicas = t->nreplicas;
 	rte_telemetry_register_cmd("/hgw/table/patch", tel_table_patch,
 		"Apply a table patch file to the running table. Parameters: FILE");
 	rte_telemetry_register_cmd("/hgw/table/entry", tel_table_entry,
-		"One entry of the running table. Parameters: LOCATE,SPREAD,IMBALANCE");
+		"One entry of the running table. Parameters: LOCATE,SPREAD,IMBALANCE[,REPLICA]");
 	rte_telemetry_register_cmd("/hgw/risk/kill", tel_risk_kill,
 		"Read or set the kill switch. Parameters: [0|1]");
 	rte_telemetry_register_cmd("/hgw/table", tel_table_info,
@@ -553,7 +654,8 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 				die("cannot allocate %zu KB of risk state for "
 				    "worker %u", risksz >> 10, i);
 			w[i].risk = hgw_risk_init(mem, &rc, &kill_switch);
-			w[i].table = t->table;
+			/* each worker reads its own replica */
+			w[i].table = &t->replicas[i % t->nreplicas];
 			w[i].tx_pool = t->tx_pool;
 			w[i].tx_port = c->tx_port;
 			w[i].tx_queue = (uint16_t)i;
@@ -841,8 +943,12 @@ main(int argc, char **argv)
 	if (trading.table != NULL) {
 		pthread_mutex_lock(&table_writer);
 		live_table = NULL;
+		live_nreplicas = 0;
 		pthread_mutex_unlock(&table_writer);
-		hgw_table_free(trading.table);
+		if (trading.replica_mz != NULL)
+			rte_memzone_free(trading.replica_mz);
+		else
+			rte_free(trading.replica_mem);
 	}
 	rte_mempool_free(trading.tx_pool);
 	rte_free(trading.dedup);

@@ -157,6 +157,8 @@ sigterm)
 		"max_orders_instrument = 50"
 	# never stop on its own: the signal is what ends the run
 	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
+	# two replicas of the table: a patch must reach both
+	sed -i "s|^file = .*|&\nreplicas = 2|" "$T/conf.ini"
 	# shellcheck disable=SC2086
 	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--log-level=error \
@@ -188,6 +190,8 @@ table-patch)
 		--spreads 8 --imbalances 8 --seed 77
 	conf
 	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
+	# two replicas of the table: a patch must reach both
+	sed -i "s|^file = .*|&\nreplicas = 2|" "$T/conf.ini"
 	# shellcheck disable=SC2086
 	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--log-level=error \
@@ -211,11 +215,14 @@ table-patch)
 	# the last line for an entry wins; check each entry's final value
 	grep -v '^#' "$T/patch.txt" | awk '{ last[$1 " " $2 " " $3] = $0 }
 		END { for (k in last) print last[k] }' >"$T/final.txt"
+	tel /hgw/table | grep -q '"replicas": 2' || { kill "$pid"; fail "not 2 replicas: $(tel /hgw/table)"; }
 	while read -r l s i action mode tif disp price qty tag; do
-		got=$(tel "/hgw/table/entry,$l,$s,$i")
 		want="{\"/hgw/table/entry\": {\"action\": \"$action\", \"price_mode\": $mode, \"tif\": \"$tif\", \"display\": \"$disp\", \"price\": $price, \"quantity\": $qty, \"tag\": $tag}}"
-		[ "$got" = "$want" ] || { kill "$pid"; fail "entry $l,$s,$i: got $got want $want"; }
-		checked=$((checked + 1))
+		for r in 0 1; do
+			got=$(tel "/hgw/table/entry,$l,$s,$i,$r")
+			[ "$got" = "$want" ] || { kill "$pid"; fail "replica $r entry $l,$s,$i: got $got want $want"; }
+			checked=$((checked + 1))
+		done
 	done <"$T/final.txt"
 	# the kill switch at run time
 	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 0}}'
@@ -224,7 +231,7 @@ table-patch)
 	tel /hgw/risk/kill,maybe | grep -q usage || fail "bad kill value accepted"
 	kill -TERM "$pid"
 	wait "$pid" || fail "exit status $? after SIGTERM"
-	echo "  $checked patched entries read back through the running process; kill switch set at run time"
+	echo "  $checked patched entries (2 replicas) read back through the running process; kill switch set at run time"
 	;;
 hedged2)
 	# Two hedged workers, each with its own RX queue (the whole feed) and
