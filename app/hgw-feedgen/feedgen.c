@@ -23,6 +23,7 @@
 #include <pcap/pcap.h>
 
 #include "hgw_cli.h"
+#include "hgw_prng.h"
 #include "hgw_itch.h"
 
 #define FG_NAME "hgw-feedgen"
@@ -62,50 +63,12 @@
 
 enum { FG_BUY = 0, FG_SELL = 1 };
 
-/* xoshiro256** (Blackman & Vigna), seeded through splitmix64. */
-struct fg_rng {
-	uint64_t s[4];
-};
-
-static uint64_t
-fg_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static inline uint64_t
-fg_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t
-fg_rand(struct fg_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = fg_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = fg_rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform in [0, n) for 0 < n <= 2^32 (multiply-shift; the bias is below
- * 2^-32 and irrelevant here, and it is deterministic). */
-static inline uint32_t
-fg_below(struct fg_rng *r, uint64_t n)
-{
-	return (uint32_t)(((fg_rand(r) >> 32) * n) >> 32);
-}
+/* The PRNG (xoshiro256** seeded by splitmix64) is shared with
+ * hgw-tablegen: hgw_prng.h. */
+#define fg_rng hgw_rng
+#define fg_rand hgw_rng_next
+#define fg_below hgw_rng_below
+#define fg_splitmix64 hgw_splitmix64
 
 struct fg_order {
 	uint64_t ref;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "hgw_cli.h"
+#include "hgw_prng.h"
 #include "hgw_table.h"
 
 #define TG_NAME "hgw-tablegen"
@@ -60,56 +61,11 @@ struct tg_opts {
 /* ------------------------------------------------------------------ */
 /* xoshiro256** (Blackman & Vigna), seeded through splitmix64.        */
 
-struct tg_rng {
-	uint64_t s[4];
-};
-
-static uint64_t
-tg_splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-static void
-tg_seed(struct tg_rng *r, uint64_t seed)
-{
-	for (int i = 0; i < 4; i++)
-		r->s[i] = tg_splitmix64(&seed);
-}
-
-static inline uint64_t
-tg_rotl(uint64_t x, int k)
-{
-	return (x << k) | (x >> (64 - k));
-}
-
-static inline uint64_t
-tg_rand(struct tg_rng *r)
-{
-	uint64_t *s = r->s;
-	uint64_t res = tg_rotl(s[1] * 5, 7) * 9;
-	uint64_t t = s[1] << 17;
-
-	s[2] ^= s[0];
-	s[3] ^= s[1];
-	s[1] ^= s[2];
-	s[0] ^= s[3];
-	s[2] ^= t;
-	s[3] = tg_rotl(s[3], 45);
-	return res;
-}
-
-/* Uniform in [0, n) for 0 < n <= 2^32 (multiply-shift; bias below 2^-32,
- * deterministic). */
-static inline uint32_t
-tg_below(struct tg_rng *r, uint64_t n)
-{
-	return (uint32_t)(((tg_rand(r) >> 32) * n) >> 32);
-}
+/* Shared with hgw-feedgen: hgw_prng.h. */
+#define tg_rng hgw_rng
+#define tg_seed hgw_rng_seed
+#define tg_rand hgw_rng_next
+#define tg_below hgw_rng_below
 
 /* True with probability p / 2^32. */
 static inline int
