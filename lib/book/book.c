@@ -857,18 +857,22 @@ _Static_assert(HGW_BOOK_AHEAD / 2 < BULK_RING &&
 
 static inline uint32_t
 bulk_one(struct hgw_book *b, const uint8_t *const *msgs, uint32_t i,
-	 const uint64_t *hint, uint16_t *changed)
+	 const uint64_t *hint, uint16_t *changed, hgw_book_after_fn fn,
+	 void *arg)
 {
 	uint16_t c = book_apply(b, msgs[i], hint[i % BULK_RING]);
 
 	if (changed != NULL)
 		changed[i] = c;
+	if (fn != NULL)
+		fn(arg, i, c);
 	return c != 0;
 }
 
-uint32_t
-hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
-		    uint32_t n, uint16_t *changed)
+/* The one bulk loop: both public forms below are this with changed or fn. */
+static inline uint32_t
+bulk_apply(struct hgw_book *b, const uint8_t *const *msgs, uint32_t n,
+	   uint16_t *changed, hgw_book_after_fn fn, void *arg)
 {
 	const uint32_t a1 = HGW_BOOK_AHEAD, a2 = HGW_BOOK_AHEAD / 2;
 	uint64_t hint[BULK_RING];
@@ -885,15 +889,29 @@ hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
 	for (; i + a1 < n; i++) {
 		book_prefetch(b, msgs[i + a1]);
 		hint[(i + a2) % BULK_RING] = prefetch_level(b, msgs[i + a2]);
-		nchanged += bulk_one(b, msgs, i, hint, changed);
+		nchanged += bulk_one(b, msgs, i, hint, changed, fn, arg);
 	}
 	for (; i < n; i++) {
 		if (i + a2 < n)
 			hint[(i + a2) % BULK_RING] =
 				prefetch_level(b, msgs[i + a2]);
-		nchanged += bulk_one(b, msgs, i, hint, changed);
+		nchanged += bulk_one(b, msgs, i, hint, changed, fn, arg);
 	}
 	return nchanged;
+}
+
+uint32_t
+hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
+		    uint32_t n, uint16_t *changed)
+{
+	return bulk_apply(b, msgs, n, changed, NULL, NULL);
+}
+
+uint32_t
+hgw_book_apply_bulk_fn(struct hgw_book *b, const uint8_t *const *msgs,
+		       uint32_t n, hgw_book_after_fn fn, void *arg)
+{
+	return bulk_apply(b, msgs, n, NULL, fn, arg);
 }
 
 int

@@ -105,6 +105,17 @@ void hgw_book_prefetch(const struct hgw_book *b, const uint8_t *msg);
 uint32_t hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
 			     uint32_t n, uint16_t *changed);
 
+/* Called by hgw_book_apply_bulk_fn right after msgs[i] was applied, with
+ * what hgw_book_apply returns for it: the book then stands exactly as
+ * after that message (a trader evaluates its trigger here). */
+typedef void (*hgw_book_after_fn)(void *arg, uint32_t i, uint16_t locate);
+
+/* hgw_book_apply_bulk, calling fn after every message instead of filling
+ * an array. Returns how many messages changed a book. */
+uint32_t hgw_book_apply_bulk_fn(struct hgw_book *b,
+				const uint8_t *const *msgs, uint32_t n,
+				hgw_book_after_fn fn, void *arg);
+
 /* Best bid and ask of an instrument; returns 0, or -EINVAL for a locate out
  * of range. */
 int hgw_book_top(const struct hgw_book *b, uint16_t locate,

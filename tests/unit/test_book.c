@@ -1710,6 +1710,26 @@ test_random(void)
 	free(m);
 }
 
+static uint16_t *cb_seen;
+static uint32_t cb_next;
+static uint64_t cb_changed;
+static int cb_order_ok;
+static struct hgw_book *cb_book;
+
+/* Records each callback. The book's applied count at the time of the call
+ * must equal the book-changing messages so far, this one included: the
+ * book holds this message and nothing after it. */
+static void
+record_cb(void *arg, uint32_t i, uint16_t locate)
+{
+	(void)arg;
+	cb_changed += locate != 0;
+	if (i != cb_next || hgw_book_stats(cb_book)->applied != cb_changed)
+		cb_order_ok = 0;
+	cb_seen[i] = locate;
+	cb_next = i + 1;
+}
+
 /* hgw_book_apply_bulk, in chunks of any size, must do exactly what
  * hgw_book_apply does one message at a time: same return values, same
  * counters, same levels. Replays test_random's recorded stream (which
@@ -1774,6 +1794,29 @@ test_bulk_replay(void)
 		}
 	}
 	HGW_CHECK(book_ok(bulk));
+	/* the callback form sees every message, in order, on the book as it
+	 * stands right after it */
+	struct hgw_book *cbb = mkbook(RM_INST, RM_MAX_ORDERS, RM_MAX_LEVELS);
+
+	cb_seen = calloc(rec.n + 1, sizeof(*cb_seen));
+	cb_next = 0;
+	cb_changed = 0;
+	cb_order_ok = 1;
+	cb_book = cbb;
+	HGW_CHECK(cbb != NULL && cb_seen != NULL);
+	if (cbb != NULL && cb_seen != NULL) {
+		HGW_CHECK_EQ(hgw_book_apply_bulk_fn(cbb, ptrs, rec.n, record_cb,
+						    NULL), want_changed);
+		HGW_CHECK_EQ(cb_next, rec.n);
+		HGW_CHECK(cb_order_ok);
+		for (i = 0, mismatches = 0; i < rec.n; i++)
+			mismatches += cb_seen[i] != want[i];
+		HGW_CHECK_EQ(mismatches, 0);
+		HGW_CHECK(memcmp(hgw_book_stats(each), hgw_book_stats(cbb),
+				 sizeof(struct hgw_book_stats)) == 0);
+	}
+	free(cbb);
+	free(cb_seen);
 	/* an empty batch is a no-op */
 	HGW_CHECK_EQ(hgw_book_apply_bulk(bulk, ptrs, 0, NULL), 0);
 out:
