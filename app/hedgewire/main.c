@@ -297,11 +297,8 @@ ports_setup(const struct hgw_config *c, int trading)
 static _Atomic uint32_t kill_switch;
 
 struct trading {
+	struct hgw_table_set tables;      /* one replica per worker */
 	struct hgw_table *table;          /* replica 0 */
-	struct hgw_table replicas[HGW_MAX_WORKERS];
-	uint32_t nreplicas;
-	void *replica_mem;
-	const struct rte_memzone *replica_mz;   /* NULL: replica_mem is rte_malloc'd */
 	struct rte_mempool *tx_pool;
 	struct hgw_journal *journal;
 	struct rte_ring *rings[HGW_MAX_WORKERS];
@@ -458,6 +455,7 @@ replicas_load(struct trading *t, const struct hgw_config *c)
 	struct hgw_table_dims dims;
 	struct hgw_chanmap map;
 	struct hgw_chanmap_report rep;
+	/* the header again here: the layout needs the size before loading */
 	const void *bases[HGW_CHANMAP_MAX_REPLICAS];
 	char err[512], line[512];
 
@@ -478,48 +476,26 @@ replicas_load(struct trading *t, const struct hgw_config *c)
 					offsets, &align, &region, err,
 					sizeof(err)) < 0)
 		die("[table] replicas = %u with chanmap %s: %s", n, map.name, err);
-	/* The layout needs the region's physical base aligned (not just its
-	 * virtual one): ask for IOVA-contiguous memory first, and fall back
-	 * to any memory (the verification below then says what it got). */
-	t->replica_mz = rte_memzone_reserve_aligned("hgw_table", region,
-			(int)rte_socket_id(), RTE_MEMZONE_IOVA_CONTIG,
-			(unsigned int)RTE_MAX(align, (uint64_t)RTE_CACHE_LINE_SIZE));
-	t->replica_mem = t->replica_mz != NULL ? t->replica_mz->addr :
-		rte_malloc_socket("hgw_table", region,
-				  RTE_MAX(align, (uint64_t)RTE_CACHE_LINE_SIZE),
-				  (int)rte_socket_id());
-	if (t->replica_mem == NULL)
-		die("table %s: %u replicas need %" PRIu64 " MB aligned to %" PRIu64
-		    " KB; DPDK could not allocate it (give EAL more memory with "
-		    "-m, reserve huge pages with scripts/setup.sh, or lower "
-		    "[table] replicas)", c->table_file, n, region >> 20,
-		    align >> 10);
-	for (uint32_t r = 0; r < n; r++) {
-		t->replicas[r].dims = dims;
-		t->replicas[r].nentries = nentries;
-		t->replicas[r].entries = (struct hgw_table_entry *)(void *)
-			((uint8_t *)t->replica_mem + offsets[r]);
-		t->replicas[r].mem = NULL;
-		bases[r] = t->replicas[r].entries;
-	}
-	if (hgw_table_file_read(c->table_file, t->replicas[0].entries, nentries,
-				err, sizeof(err)) < 0)
+	if (hgw_table_load_replicas(c->table_file, (int)rte_socket_id(), n,
+				    offsets, align, region, &t->tables, err,
+				    sizeof(err)) < 0)
 		die("%s", err);
-	for (uint32_t r = 1; r < n; r++)
-		memcpy(t->replicas[r].entries, t->replicas[0].entries, span);
-	t->nreplicas = n;
-	t->table = &t->replicas[0];
+	for (uint32_t r = 0; r < n; r++)
+		bases[r] = t->tables.t[r].entries;
+	t->table = &t->tables.t[0];
 
-	const struct rte_memseg_list *msl = rte_mem_virt2memseg_list(t->replica_mem);
+	const struct rte_memseg_list *msl = rte_mem_virt2memseg_list(t->tables.mem);
 	uint64_t page = msl != NULL ? msl->page_sz : 4096;
 
 	if (hgw_chanmap_verify(&map, n, bases, nentries, HGW_TABLE_ENTRY_SIZE,
 			       page, va2pa, NULL,
 			       hgw_chanmap_hypervisor() ? HGW_CHANMAP_F_GUEST_PA : 0,
-			       &rep) == 0)
-		printf("table %s: %u replica(s) of %" PRIu64 " MB in %s, %s\n",
+			       &rep) != 0)
+		die("table %s: the placement check refused its arguments",
+		    c->table_file);
+	printf("table %s: %u replica(s) of %" PRIu64 " MB in %s, %s\n",
 		       c->table_file, n, span >> 20,
-		       t->replica_mz != NULL ? "IOVA-contiguous memory" :
+		       t->tables.contiguous ? "IOVA-contiguous memory" :
 		       "memory that is not IOVA-contiguous",
 		       hgw_chanmap_report_line(&rep, line, sizeof(line)));
 	if (rep.result == HGW_CHANMAP_VIOLATED)
@@ -562,8 +538,8 @@ trading_init(struct trading *t, const struct hgw_config *c)
 			die("cannot allocate the dedup state");
 	}
 	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
-	live_table = t->replicas;
-	live_nreplicas = t->nreplicas;
+	live_table = t->tables.t;
+	live_nreplicas = t->tables.n;
 	rte_telemetry_register_cmd("/hgw/table/patch", tel_table_patch,
 		"Apply a table patch file to the running table. Parameters: FILE");
 	rte_telemetry_register_cmd("/hgw/table/entry", tel_table_entry,
@@ -655,7 +631,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 				    "worker %u", risksz >> 10, i);
 			w[i].risk = hgw_risk_init(mem, &rc, &kill_switch);
 			/* each worker reads its own replica */
-			w[i].table = &t->replicas[i % t->nreplicas];
+			w[i].table = &t->tables.t[i % t->tables.n];
 			w[i].tx_pool = t->tx_pool;
 			w[i].tx_port = c->tx_port;
 			w[i].tx_queue = (uint16_t)i;
@@ -945,10 +921,7 @@ main(int argc, char **argv)
 		live_table = NULL;
 		live_nreplicas = 0;
 		pthread_mutex_unlock(&table_writer);
-		if (trading.replica_mz != NULL)
-			rte_memzone_free(trading.replica_mz);
-		else
-			rte_free(trading.replica_mem);
+		hgw_table_set_free(&trading.tables);
 	}
 	rte_mempool_free(trading.tx_pool);
 	rte_free(trading.dedup);

@@ -8,7 +8,7 @@
  * Readers (workers) copy an entry under its sequence count and retry on a
  * torn read; one writer (the control plane) updates entries in place. The
  * file functions and the in-memory functions work without an EAL; only
- * hgw_table_load / hgw_table_free use DPDK memory (huge pages).
+ * hgw_table_load_replicas / hgw_table_set_free use DPDK memory (huge pages).
  */
 #ifndef HGW_TABLE_H
 #define HGW_TABLE_H
@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include <rte_seqcount.h>
+
+struct rte_memzone;
 
 #ifdef __cplusplus
 extern "C" {
@@ -62,7 +64,17 @@ struct hgw_table {
 	struct hgw_table_dims dims;
 	uint64_t nentries;
 	struct hgw_table_entry *entries;
-	void *mem;              /* what hgw_table_free releases (DPDK) */
+};
+
+#define HGW_TABLE_MAX_REPLICAS 16
+
+/* Replicas of one table in one DPDK region (one per worker). */
+struct hgw_table_set {
+	uint32_t n;
+	struct hgw_table t[HGW_TABLE_MAX_REPLICAS];
+	int contiguous;         /* 1: the region is IOVA-contiguous */
+	void *mem;
+	const struct rte_memzone *mz;   /* NULL: mem came from rte_malloc */
 };
 
 /* Why a trigger has no key (and so no decision). */
@@ -187,12 +199,16 @@ int hgw_table_file_write(const char *path, const struct hgw_table_dims *d,
 			 const struct hgw_table_entry *entries,
 			 char *err, size_t errlen);
 
-/* Load a file into DPDK huge-page memory on socket (needs the EAL).
- * NULL with err set when the file is bad or the memory cannot be had;
- * the message then says how much was needed and how to get it. */
-struct hgw_table *hgw_table_load(const char *path, int socket, char *err,
-				 size_t errlen);
-void hgw_table_free(struct hgw_table *t);
+/* Load n copies of a validated file into one DPDK region (needs the
+ * EAL) of region bytes aligned to align, copy k at offsets[k] (a channel
+ * map's layout: hgw_chanmap_replica_offsets), on socket. 0, or -1 with
+ * one line in err naming the bad file or saying how much memory was
+ * needed and how to get it. */
+int hgw_table_load_replicas(const char *path, int socket, uint32_t n,
+			    const uint64_t offsets[], uint64_t align,
+			    uint64_t region, struct hgw_table_set *set,
+			    char *err, size_t errlen);
+void hgw_table_set_free(struct hgw_table_set *set);
 
 /* Apply a patch file as the single writer: text lines
  *   L S I action price_mode tif display price quantity tag

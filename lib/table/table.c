@@ -3,7 +3,7 @@
  * table file format).
  *
  * The file functions and the in-memory functions need no EAL; only
- * hgw_table_load / hgw_table_free use DPDK memory. Tables may be many GB, so
+ * hgw_table_load_replicas / hgw_table_set_free use DPDK memory. Tables may be many GB, so
  * files are read and written in big chunks with the CRC computed on the way.
  */
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include <rte_hash_crc.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
+#include <rte_memzone.h>
 #include <rte_memory.h>
 
 #include "hgw_table.h"
@@ -512,79 +513,92 @@ hgw_table_file_write(const char *path, const struct hgw_table_dims *d,
 /* DPDK memory                                                        */
 
 /*
- * One allocation: struct hgw_table in the first cache line, the entries
- * from the second (so they are 64-byte aligned and the struct workers read
- * on every lookup sits on the same socket as the entries).
+ * N copies of a file in one DPDK region: copy k at offsets[k] (a channel
+ * map's layout). The region's physical base must be aligned for that
+ * layout to hold, so an IOVA-contiguous memzone is tried first and any
+ * memory second; the caller's verification says what that gave. The file
+ * is read (and its CRC checked) once, into copy 0, then copied.
  */
-struct hgw_table *
-hgw_table_load(const char *path, int socket, char *err, size_t errlen)
+int
+hgw_table_load_replicas(const char *path, int socket, uint32_t n,
+			const uint64_t offsets[], uint64_t align,
+			uint64_t region, struct hgw_table_set *set,
+			char *err, size_t errlen)
 {
 	struct hgw_table_dims dims;
-	struct hgw_table *t;
-	uint64_t n, bytes, mb;
+	uint64_t nentries, span;
 	uint32_t want;
-	char where[32];
-	void *mem;
 	int fd;
 
+	memset(set, 0, sizeof(*set));
+	if (n == 0 || n > HGW_TABLE_MAX_REPLICAS)
+		return tbl_err(err, errlen, "table %s: %u replicas (1..%u)",
+			       path, n, HGW_TABLE_MAX_REPLICAS);
 	fd = tbl_open(path, err, errlen);
-	if (fd < 0) {
-		rte_errno = ENOENT;
-		return NULL;
-	}
-	if (tbl_check_header(fd, path, &dims, &n, &want, err, errlen) != 0) {
-		close(fd);
-		rte_errno = EINVAL;
-		return NULL;
-	}
-	bytes = RTE_CACHE_LINE_SIZE + n * HGW_TABLE_ENTRY_SIZE;
-	/* Reported size: the entries (the struct line is noise). */
-	mb = (n * HGW_TABLE_ENTRY_SIZE + (1u << 20) - 1) >> 20;
-	if (socket == SOCKET_ID_ANY)
-		snprintf(where, sizeof(where), "any socket");
-	else
-		snprintf(where, sizeof(where), "socket %d", socket);
-	mem = bytes > SIZE_MAX ? NULL :
-	      rte_malloc_socket("hgw_table", (size_t)bytes,
-				RTE_CACHE_LINE_SIZE, socket);
-	if (mem == NULL) {
-		close(fd);
-		tbl_err(err, errlen,
-			"table %s needs %" PRIu64 " MB; DPDK could not "
-			"allocate it on %s (give EAL more memory with -m or "
-			"--socket-mem, or reserve huge pages: scripts/setup.sh)",
-			path, mb, where);
-		rte_errno = ENOMEM;
-		return NULL;
-	}
-	t = mem;
-	memset(t, 0, sizeof(*t));
-	t->dims = dims;
-	t->nentries = n;
-	t->entries = (struct hgw_table_entry *)
-		((char *)mem + RTE_CACHE_LINE_SIZE);
-	t->mem = mem;
-	if (tbl_read_entries(fd, path, t->entries, n, want, err,
+	if (fd < 0)
+		return -1;
+	if (tbl_check_header(fd, path, &dims, &nentries, &want, err,
 			     errlen) != 0) {
 		close(fd);
-		rte_free(mem);
-		rte_errno = EINVAL;
-		return NULL;
+		return -1;
+	}
+	span = nentries * HGW_TABLE_ENTRY_SIZE;
+	if (offsets[n - 1] + span > region) {
+		close(fd);
+		return tbl_err(err, errlen, "table %s: region of %" PRIu64
+			       " bytes cannot hold copy %u at %" PRIu64, path,
+			       region, n - 1, offsets[n - 1]);
+	}
+	if (align < RTE_CACHE_LINE_SIZE)
+		align = RTE_CACHE_LINE_SIZE;
+	set->mz = rte_memzone_reserve_aligned("hgw_table", region, socket,
+					      RTE_MEMZONE_IOVA_CONTIG,
+					      (unsigned int)align);
+	set->contiguous = set->mz != NULL;
+	set->mem = set->mz != NULL ? set->mz->addr :
+		   rte_malloc_socket("hgw_table", region, align, socket);
+	if (set->mem == NULL) {
+		close(fd);
+		return tbl_err(err, errlen,
+			"table %s: %u replica(s) need %" PRIu64 " MB aligned to %"
+			PRIu64 " KB; DPDK could not allocate it (give EAL more "
+			"memory with -m or --socket-mem, reserve huge pages with "
+			"scripts/setup.sh, or lower [table] replicas)", path, n,
+			(region + (1u << 20) - 1) >> 20, align >> 10);
+	}
+	for (uint32_t k = 0; k < n; k++) {
+		set->t[k].dims = dims;
+		set->t[k].nentries = nentries;
+		set->t[k].entries = (struct hgw_table_entry *)(void *)
+			((uint8_t *)set->mem + offsets[k]);
+	}
+	set->n = n;
+	if (tbl_read_entries(fd, path, set->t[0].entries, nentries, want, err,
+			     errlen) != 0) {
+		close(fd);
+		hgw_table_set_free(set);
+		return -1;
 	}
 	close(fd);
+	for (uint32_t k = 1; k < n; k++)
+		memcpy(set->t[k].entries, set->t[0].entries, span);
 	TBL_LOG(INFO, "%s: %" PRIu32 " instruments x %" PRIu32 " spreads x %"
-		PRIu32 " imbalances, tick %" PRIu32 ": %" PRIu64
-		" entries, %" PRIu64 " MB on %s, crc 0x%08" PRIx32 "\n", path,
-		dims.instruments, dims.spreads, dims.imbalances, dims.tick, n,
-		mb, where, want);
-	return t;
+		PRIu32 " imbalances, tick %" PRIu32 ": %" PRIu64 " entries, %"
+		PRIu64 " MB x %u replicas%s, crc 0x%08" PRIx32 "\n", path,
+		dims.instruments, dims.spreads, dims.imbalances, dims.tick,
+		nentries, span >> 20, n,
+		set->contiguous ? " (IOVA-contiguous)" : "", want);
+	return 0;
 }
 
 void
-hgw_table_free(struct hgw_table *t)
+hgw_table_set_free(struct hgw_table_set *set)
 {
-	if (t != NULL)
-		rte_free(t->mem);
+	if (set->mz != NULL)
+		rte_memzone_free(set->mz);
+	else
+		rte_free(set->mem);
+	memset(set, 0, sizeof(*set));
 }
 
 /* ------------------------------------------------------------------ */

@@ -547,7 +547,7 @@ test_file_refusals(void)
 static void
 test_write_seq(void)
 {
-	struct hgw_table t = { { 2, 2, 2, 100 }, 8, NULL, NULL };
+	struct hgw_table t = { { 2, 2, 2, 100 }, 8, NULL };
 	struct hgw_table_entry v, out;
 
 	t.entries = entries_alloc(8);
@@ -578,7 +578,7 @@ test_write_seq(void)
 static void
 test_patch(void)
 {
-	struct hgw_table t = { { 4, 4, 8, 100 }, 128, NULL, NULL };
+	struct hgw_table t = { { 4, 4, 8, 100 }, 128, NULL };
 	struct hgw_table_entry *before;
 	const char *path = tmp_path("patch.txt");
 	static const char good[] =
