@@ -37,6 +37,10 @@ config)
 	expect_start_error "cannot read" -c "$T/does-not-exist.ini"
 	expect_start_error "workers = 4 needs" --set run.workers=4
 	expect_start_error "\\[rx\\] mode: 'mirror'" --set rx.mode=mirror
+	expect_start_error "\\[run\\] dedup: 'first'" --set run.dedup=first
+	expect_start_error "\\[table\\] replicas: '17'" --set table.replicas=17
+	expect_start_error "\\[order\\] journal_ring: '5'" --set order.journal_ring=5
+	expect_start_error "\\[rx\\] ring_size: 'big'" --set rx.ring_size=big
 	expect_start_error "flow-mirror: port 0 \\(net_null\\) cannot mirror" \
 		--set rx.mode=flow-mirror
 	expect_start_error "with \\[rx\\] mode = fanout needs 2 lcores" \

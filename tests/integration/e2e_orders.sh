@@ -285,6 +285,13 @@ bad-table)
 	printf 'NOTATABLE' >"$T/junk.tbl"
 	expect_table_error "$T/junk.tbl" "$T/junk.tbl"
 	expect_table_error "$T/none.tbl" "$T/none.tbl"
+	# a bad channel map and a power-of-two violation, with a good table
+	sed -i "s|^file = .*|file = $good\nchanmap = $T/bad.map|" "$T/conf.ini"
+	printf 'name x\nmask zero\n' >"$T/bad.map"
+	expect_table_error "chanmap.*bad.map:2" "$good"
+	sed -i "s|^chanmap = .*|chanmap =|" "$T/conf.ini"
+	sed -i "s|^journal = .*|&\njournal_ring = 3000|" "$T/conf.ini"
+	expect_table_error "journal_ring, a power of two" "$good"
 	;;
 *)
 	fail "unknown scenario $SCENARIO";;
