@@ -22,12 +22,14 @@ enum key_type {
 	KEY_STR,	/* a string of up to max bytes (the field's size) */
 	KEY_DISABLE,	/* [risk] disable: symbols, checked by the risk module */
 	KEY_RXMODE,	/* [rx] mode: queues | fanout | flow-mirror */
-	KEY_DEDUP,	/* [run] dedup: claim | none */
+	KEY_DEDUP,	/* [run] dedup: claim | tx-lcore | downstream | none */
 };
 
 static const char *const dedup_modes[] = {
 	[HGW_DEDUP_MODE_NONE] = "none",
 	[HGW_DEDUP_MODE_CLAIM] = "claim",
+	[HGW_DEDUP_MODE_TXLCORE] = "tx-lcore",
+	[HGW_DEDUP_MODE_DOWNSTREAM] = "downstream",
 };
 
 static const char *const rx_modes[] = {
@@ -172,7 +174,7 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 				return 0;
 			}
 		snprintf(err, errlen,
-			 "%s: bad value for [%s] %s: '%s' (expected claim or none)",
+			 "%s: bad value for [%s] %s: '%s' (expected claim, tx-lcore, downstream or none)",
 			 where, k->section, k->name, value);
 		return -1;
 	case KEY_MAC:

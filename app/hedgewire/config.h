@@ -21,6 +21,8 @@
 enum hgw_dedup_mode {
 	HGW_DEDUP_MODE_NONE,   /* every worker sends its copy */
 	HGW_DEDUP_MODE_CLAIM,  /* a worker claims the trigger, then sends */
+	HGW_DEDUP_MODE_TXLCORE,    /* workers hand over; one TX lcore sends firsts */
+	HGW_DEDUP_MODE_DOWNSTREAM, /* every copy is sent; hgw-dedup filters */
 };
 
 /* How each worker gets its full copy of the feed. */

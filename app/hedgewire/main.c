@@ -64,10 +64,17 @@ die(const char *fmt, ...)
 	exit(EXIT_FAILURE);
 }
 
+/* Test-only fault injection: [0] stall, [1] stop. */
+struct inject_arg {
+	uint32_t worker;        /* UINT32_MAX: off */
+	uint32_t a, b;          /* stall: us, every; stop: frames */
+};
+
 struct app_args {
 	const char *config;
 	const char *dump_book;
 	int print_config;
+	struct inject_arg inject[2];
 };
 
 static void
@@ -79,7 +86,33 @@ usage(FILE *out)
 		"  --set SEC.KEY=VALUE   override one configuration key (repeatable)\n"
 		"  --dump-book FILE      write every instrument's best bid/ask at exit\n"
 		"  --print-config        print the effective configuration and exit\n"
+		"  --inject-stall W,US,N test: worker W freezes US microseconds at\n"
+		"                        random messages, one every N on average\n"
+		"  --inject-stop W,F     test: worker W stops for good after F frames\n"
 		"  -h, --help            this text\n");
+}
+
+/* "W,A[,B]": n positive numbers (W may be 0). */
+static void
+parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
+{
+	unsigned long v[3];
+	char *end;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		errno = 0;
+		v[i] = strtoul(s, &end, 10);
+		if (errno != 0 || end == s || v[i] > UINT32_MAX ||
+		    (i > 0 && v[i] == 0) ||
+		    *end != (i == n - 1 ? '\0' : ','))
+			die("--inject-%s: bad value '%s' (expected %s)", what, s,
+			    n == 3 ? "WORKER,USEC,EVERY" : "WORKER,FRAMES");
+		s = end + 1;
+	}
+	ia->worker = (uint32_t)v[0];
+	ia->a = (uint32_t)v[1];
+	ia->b = n == 3 ? (uint32_t)v[2] : 0;
 }
 
 static void
@@ -90,6 +123,8 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		{ "set", required_argument, NULL, 's' },
 		{ "dump-book", required_argument, NULL, 'd' },
 		{ "print-config", no_argument, NULL, 'p' },
+		{ "inject-stall", required_argument, NULL, 'S' },
+		{ "inject-stop", required_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -99,6 +134,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 	char err[512];
 	int opt;
 
+	a->inject[0].worker = a->inject[1].worker = UINT32_MAX;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -116,6 +152,12 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 			break;
 		case 'p':
 			a->print_config = 1;
+			break;
+		case 'S':
+			parse_inject(optarg, "stall", 3, &a->inject[0]);
+			break;
+		case 'X':
+			parse_inject(optarg, "stop", 2, &a->inject[1]);
 			break;
 		case 'h':
 			usage(stdout);
@@ -265,6 +307,8 @@ ports_setup(const struct hgw_config *c, int trading)
 {
 	struct rte_mempool *pool;
 	uint16_t nw = (uint16_t)c->workers;
+	/* TX queues: one per worker, or the TX lcore's one */
+	uint16_t ntx = c->dedup == HGW_DEDUP_MODE_TXLCORE ? 1 : nw;
 
 	if (!rte_eth_dev_is_valid_port(c->rx_port))
 		die("[rx] port = %u: no such DPDK port (%u available; pass a "
@@ -281,11 +325,11 @@ ports_setup(const struct hgw_config *c, int trading)
 	uint16_t nrx = c->rx_mode == HGW_RX_FANOUT ? 1 : nw;
 
 	if (!trading || c->tx_port == c->rx_port) {
-		port_start(c->rx_port, nrx, trading ? nw : 0, c->rx_desc, pool,
+		port_start(c->rx_port, nrx, trading ? ntx : 0, c->rx_desc, pool,
 			   "[rx] port");
 	} else {
 		port_start(c->rx_port, nrx, 0, c->rx_desc, pool, "[rx] port");
-		port_start(c->tx_port, 0, nw, c->rx_desc, pool, "[order] port");
+		port_start(c->tx_port, 0, ntx, c->rx_desc, pool, "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)
 		flow_mirror(c);
@@ -302,8 +346,12 @@ struct trading {
 	struct rte_mempool *tx_pool;
 	struct hgw_journal *journal;
 	struct rte_ring *rings[HGW_MAX_WORKERS];
+	uint32_t nrings;                  /* journal rings: one per sender */
 	struct hgw_dedup *dedup;
 };
+
+static struct hgw_txlcore txlcore;
+static unsigned int txlcore_lcore;
 
 /* The table's one writer is the control plane; telemetry runs each client
  * on its own thread, so writers take this lock (off the fast path: the
@@ -520,7 +568,9 @@ trading_init(struct trading *t, const struct hgw_config *c)
 		t->journal = hgw_journal_open(c->journal, err, sizeof(err));
 		if (t->journal == NULL)
 			die("%s", err);
-		for (uint32_t i = 0; i < c->workers; i++) {
+		/* one per sender: the TX lcore, or each worker */
+		t->nrings = c->dedup == HGW_DEDUP_MODE_TXLCORE ? 1 : c->workers;
+		for (uint32_t i = 0; i < t->nrings; i++) {
 			/* The control plane drains every millisecond; records
 			 * (128 B each) do not hold TX mbufs, so the ring can
 			 * absorb a long stall of the control plane. */
@@ -536,6 +586,29 @@ trading_init(struct trading *t, const struct hgw_config *c)
 				       RTE_CACHE_LINE_SIZE);
 		if (t->dedup == NULL || hgw_dedup_init(t->dedup) != 0)
 			die("cannot allocate the dedup state");
+	}
+	if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
+		struct hgw_sender *out = &txlcore.out;
+
+		txlcore.nrings = c->workers;
+		hgw_dedup_filter_init(&txlcore.filter);
+		hgw_hist_init(&out->rx_to_tx);
+		out->port = c->tx_port;
+		out->queue = 0;
+		out->journal = t->rings[0];
+		for (uint32_t i = 0; i < c->workers; i++) {
+			char name[RTE_RING_NAMESIZE];
+
+			snprintf(name, sizeof(name), "hgw_handoff_%u", i);
+			txlcore.rings[i] = rte_ring_create_elem(name,
+				sizeof(struct hgw_handoff), c->ring_size,
+				rte_socket_id(),
+				RING_F_SP_ENQ | RING_F_SC_DEQ);
+			if (txlcore.rings[i] == NULL)
+				die("cannot create handoff ring %u of %u orders "
+				    "([rx] ring_size, a power of two): %s", i,
+				    c->ring_size, rte_strerror(rte_errno));
+		}
 	}
 	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
 	live_table = t->tables.t;
@@ -615,7 +688,6 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			w[i].fanout = &fanout;
 		}
 		hgw_feed_init(&w[i].feed, &c->feed);
-		hgw_hist_init(&w[i].rx_to_tx);
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
 		if (mem == NULL)
@@ -633,10 +705,16 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			/* each worker reads its own replica */
 			w[i].table = &t->tables.t[i % t->tables.n];
 			w[i].tx_pool = t->tx_pool;
-			w[i].tx_port = c->tx_port;
-			w[i].tx_queue = (uint16_t)i;
-			w[i].journal = t->rings[i];
+			hgw_hist_init(&w[i].out.rx_to_tx);
 			w[i].dedup = t->dedup;
+			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
+				w[i].handoff = txlcore.rings[i];
+				w[i].txl = &txlcore;
+			} else {
+				w[i].out.port = c->tx_port;
+				w[i].out.queue = (uint16_t)i;
+				w[i].out.journal = t->rings[i];
+			}
 			w[i].capacity = (uint8_t)c->capacity;
 			memcpy(w[i].udp.src_mac, c->src_mac, 6);
 			memcpy(w[i].udp.dst_mac, c->dst_mac, 6);
@@ -647,6 +725,30 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			hgw_udp_tx_init(&w[i].udp);
 		}
 		lcore = rte_get_next_lcore(lcore, 1, 0);
+	}
+	/* tx-lcore: the lcore after the workers */
+	txlcore_lcore = lcore;
+}
+
+static void
+inject_init(struct hgw_worker *w, const struct app_args *a)
+{
+	const struct inject_arg *st = &a->inject[0], *sp = &a->inject[1];
+
+	if (st->worker != UINT32_MAX) {
+		struct hgw_inject *j = &w[st->worker].inject;
+
+		j->stall_us = st->a;
+		j->stall_every = st->b;
+		j->rng = 0x9e3779b97f4a7c15ULL ^ st->worker;
+		j->countdown = st->b;
+		RTE_LOG(WARNING, HGW_APP, "test: worker %u stalls %u us every "
+			"~%u messages\n", st->worker, st->a, st->b);
+	}
+	if (sp->worker != UINT32_MAX) {
+		w[sp->worker].inject.stop_after = sp->a;
+		RTE_LOG(WARNING, HGW_APP, "test: worker %u stops after %u "
+			"frames\n", sp->worker, sp->a);
 	}
 }
 
@@ -673,13 +775,15 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 
 		rte_delay_us_sleep(1000);
 		if (t->journal != NULL)
-			hgw_journal_drain(t->journal, t->rings, c->workers);
+			hgw_journal_drain(t->journal, t->rings, t->nrings);
 		if (signalled)
 			return STOP_SIGNAL;
 		for (uint32_t i = 0; i < c->workers; i++) {
 			frames += atomic_load_explicit(&w[i].shared.frames,
 						       memory_order_relaxed);
 			ended &= atomic_load_explicit(&w[i].shared.at_end,
+						      memory_order_relaxed) |
+				 atomic_load_explicit(&w[i].shared.dead,
 						      memory_order_relaxed);
 		}
 		if (c->stop_at_end && ended)
@@ -694,6 +798,20 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 			return STOP_IDLE;
 		}
 	}
+}
+
+/* The orders that left through one sender (a worker's, or the TX
+ * lcore's in tx-lcore mode). */
+static void
+print_sender(const struct hgw_sender *s, uint64_t pool_empty)
+{
+	printf("  %-22s %" PRIu64 "\n", "orders", s->tx.orders);
+	printf("  %-22s %" PRIu64 "\n", "tx_full", s->tx.tx_full);
+	printf("  %-22s %" PRIu64 "\n", "tx_pool_empty", pool_empty);
+	printf("  %-22s %" PRIu64 "\n", "journal_full", s->tx.journal_full);
+	hgw_hist_print(&s->rx_to_tx, stdout, "rx_to_tx",
+		       1e9 / (double)rte_get_tsc_hz(),
+		       "ns, rx_burst return to tx_burst, per order");
 }
 
 static void
@@ -751,12 +869,8 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 		printf("  reject_%-15s %" PRIu64 "\n",
 		       hgw_risk_reject_name((enum hgw_risk_reject)r),
 		       hgw_risk_stats(w->risk)->rejects[r]);
-	printf("  %-22s %" PRIu64 "\n", "orders", w->tx.orders);
-	printf("  %-22s %" PRIu64 "\n", "tx_full", w->tx.tx_full);
-	printf("  %-22s %" PRIu64 "\n", "tx_pool_empty", w->tx.pool_empty);
-	printf("  %-22s %" PRIu64 "\n", "journal_full", w->tx.journal_full);
-	hgw_hist_print(&w->rx_to_tx, stdout, "rx_to_tx", 1e9 / (double)rte_get_tsc_hz(),
-		       "ns, rx_burst return to tx_burst, per order");
+	print_sender(w->txl != NULL ? &w->txl->out : &w->out,
+		     w->out.tx.pool_empty);
 }
 
 /* Same stats and same best prices: replicas that saw the same feed must
@@ -823,14 +937,23 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 0;
 	}
-	unsigned int need = conf.workers + (conf.rx_mode == HGW_RX_FANOUT);
+	trade = conf.table_file[0] != '\0';
+	int txl = trade && conf.dedup == HGW_DEDUP_MODE_TXLCORE;
+	unsigned int need = conf.workers + (conf.rx_mode == HGW_RX_FANOUT) +
+			    (unsigned int)txl;
 
 	if (rte_lcore_count() - 1 < need)
-		die("[run] workers = %u%s needs %u lcores besides the main one; "
-		    "EAL has %u (e.g. -l 0-%u)", conf.workers,
+		die("[run] workers = %u%s%s needs %u lcores besides the main "
+		    "one; EAL has %u (e.g. -l 0-%u)", conf.workers,
 		    conf.rx_mode == HGW_RX_FANOUT ? " with [rx] mode = fanout" : "",
+		    txl ? " with [run] dedup = tx-lcore" : "",
 		    need, rte_lcore_count() - 1, need);
-	trade = conf.table_file[0] != '\0';
+	for (unsigned int i = 0; i < 2; i++)
+		if (args.inject[i].worker != UINT32_MAX &&
+		    args.inject[i].worker >= conf.workers)
+			die("--inject-%s: no worker %u ([run] workers = %u)",
+			    i == 0 ? "stall" : "stop", args.inject[i].worker,
+			    conf.workers);
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -839,6 +962,7 @@ main(int argc, char **argv)
 		trading_init(&trading, &conf);
 	pool = ports_setup(&conf, trade);
 	workers_init(workers, &conf, &trading);
+	inject_init(workers, &args);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
 		trade ? ", trading" : ", feed only");
@@ -846,6 +970,9 @@ main(int argc, char **argv)
 	if (conf.rx_mode == HGW_RX_FANOUT &&
 	    rte_eal_remote_launch(hgw_fanout_main, &fanout, fanout_lcore) != 0)
 		die("cannot launch the RX lcore %u", fanout_lcore);
+	if (txl && rte_eal_remote_launch(hgw_txlcore_main, &txlcore,
+					 txlcore_lcore) != 0)
+		die("cannot launch the TX lcore %u", txlcore_lcore);
 	for (uint32_t i = 0; i < conf.workers; i++)
 		if (rte_eal_remote_launch(hgw_worker_main, &workers[i],
 					  workers[i].lcore) != 0)
@@ -858,7 +985,8 @@ main(int argc, char **argv)
 
 	/* Workers are done: every order they sent is on the rings. */
 	if (trading.journal != NULL)
-		hgw_journal_drain(trading.journal, trading.rings, conf.workers);
+		hgw_journal_drain(trading.journal, trading.rings,
+				  trading.nrings);
 
 	print_summary(&workers[0], why);
 	/* What the port itself lost (no mbuf, full ring): never silent. */
@@ -874,7 +1002,31 @@ main(int argc, char **argv)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64
 			       " (orders sent %" PRIu64 ")\n", i,
 			       workers[i].races.won, workers[i].races.lost,
-			       workers[i].tx.orders);
+			       workers[i].out.tx.orders);
+	if (txl) {
+		for (uint32_t i = 0; i < conf.workers; i++)
+			printf("worker %u races won %" PRIu64 " lost %" PRIu64
+			       " (orders handed over %" PRIu64 ", ring full "
+			       "waits %" PRIu64 ")\n", i,
+			       txlcore.filter.passed[i], txlcore.filter.dropped[i],
+			       workers[i].out.tx.orders,
+			       workers[i].handoff_retries);
+		printf("tx lcore %u: orders sent %" PRIu64 ", late copies "
+		       "dropped %" PRIu64 ", invalid %" PRIu64 "\n",
+		       txlcore_lcore, txlcore.out.tx.orders, txlcore.races_lost,
+		       txlcore.filter.invalid);
+	}
+	for (uint32_t i = 0; i < conf.workers; i++) {
+		const struct hgw_inject *j = &workers[i].inject;
+
+		if (j->stall_us != 0)
+			printf("worker %u injected stalls %" PRIu64 " of %u us\n",
+			       i, j->stalls, j->stall_us);
+		if (atomic_load_explicit(&workers[i].shared.dead,
+					 memory_order_relaxed))
+			printf("worker %u stopped (injected) after %" PRIu64
+			       " frames\n", i, workers[i].rx.mbufs);
+	}
 	if (conf.rx_mode == HGW_RX_FANOUT) {
 		printf("fanout lcore %u: %" PRIu64 " frames", fanout_lcore,
 		       fanout.frames);
@@ -882,8 +1034,13 @@ main(int argc, char **argv)
 			printf(", worker %u drops %" PRIu64, i, fanout.drops[i]);
 		printf("\n");
 	}
+	/* relaxed: the workers have been joined */
 	for (uint32_t i = 1; i < conf.workers; i++)
-		printf("worker %u agrees with worker 0: %s\n", i,
+		if (!atomic_load_explicit(&workers[i].shared.dead,
+					  memory_order_relaxed) &&
+		    !atomic_load_explicit(&workers[0].shared.dead,
+					  memory_order_relaxed))
+			printf("worker %u agrees with worker 0: %s\n", i,
 		       replicas_agree(&workers[0], &workers[i],
 				      conf.book.max_instruments) ? "yes" : "NO");
 	if (trading.journal != NULL) {
@@ -915,6 +1072,7 @@ main(int argc, char **argv)
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		rte_ring_free(trading.rings[i]);
 		rte_ring_free(fanout.rings[i]);
+		rte_ring_free(txlcore.rings[i]);
 	}
 	if (trading.table != NULL) {
 		pthread_mutex_lock(&table_writer);

@@ -55,45 +55,84 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 	}
 }
 
-/* Hand the built orders to tx_burst. The journal copy is taken first,
+/* Hand the queued orders to tx_burst. The journal copy is taken first,
  * since the driver frees what it sends; only the orders the driver took
  * are journalled. Orders it refused are dropped and counted (they were
  * not sent). */
 static inline void
-flush_tx(struct hgw_worker *w)
+sender_flush(struct hgw_sender *s)
 {
-	uint16_t n = (uint16_t)w->ntx, sent;
+	uint16_t n = (uint16_t)s->n, sent;
 	uint64_t now;
 
 	if (n == 0)
 		return;
 	now = rte_rdtsc();
 	for (uint16_t i = 0; i < n; i++) {
-		hgw_hist_record(&w->rx_to_tx, now - w->rx_tsc);
-		if (w->journal != NULL) {
-			struct hgw_journal_rec *r = &w->jrec[i];
+		hgw_hist_record(&s->rx_to_tx, now - s->rx_tsc[i]);
+		if (s->journal != NULL) {
+			struct hgw_journal_rec *r = &s->jrec[i];
 
 			r->tsc = now;
 			r->len = HGW_ORDER_FRAME_LEN;
-			memcpy(r->frame, rte_pktmbuf_mtod(w->txq[i], const void *),
+			memcpy(r->frame, rte_pktmbuf_mtod(s->m[i], const void *),
 			       HGW_ORDER_FRAME_LEN);
 		}
 	}
-	sent = rte_eth_tx_burst(w->tx_port, w->tx_queue, w->txq, n);
-	w->tx.orders += sent;
+	sent = rte_eth_tx_burst(s->port, s->queue, s->m, n);
+	s->tx.orders += sent;
 	if (unlikely(sent < n)) {
-		w->tx.tx_full += n - sent;
-		rte_pktmbuf_free_bulk(w->txq + sent, n - sent);
+		s->tx.tx_full += n - sent;
+		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
 	}
-	if (w->journal != NULL && sent != 0) {
-		unsigned int q = rte_ring_sp_enqueue_burst_elem(w->journal,
-								w->jrec,
-								sizeof(w->jrec[0]),
+	if (s->journal != NULL && sent != 0) {
+		unsigned int q = rte_ring_sp_enqueue_burst_elem(s->journal,
+								s->jrec,
+								sizeof(s->jrec[0]),
 								sent, NULL);
 
-		w->tx.journal_full += sent - q;
+		s->tx.journal_full += sent - q;
 	}
-	w->ntx = 0;
+	s->n = 0;
+}
+
+/* tx-lcore mode: hand the queued orders to the TX lcore, all of them and
+ * in order. A full ring is waited out, never skipped: dropping one order
+ * from the middle of a worker's stream could lose that trigger (see
+ * hgw_dedup.h). The TX lcore outlives every worker, so the wait ends. */
+static inline void
+handoff_flush(struct hgw_worker *w)
+{
+	struct hgw_sender *s = &w->out;
+	struct hgw_handoff h[HGW_WORKER_TXQ];
+	uint32_t n = s->n, done = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		h[i].m = s->m[i];
+		h[i].seq = w->tx_seq[i];
+		h[i].rx_tsc = s->rx_tsc[i];
+		h[i].session = w->tx_session[i];
+	}
+	for (;;) {
+		done += rte_ring_sp_enqueue_burst_elem(w->handoff, h + done,
+						       sizeof(h[0]), n - done,
+						       NULL);
+		if (likely(done == n))
+			break;
+		w->handoff_retries++;
+		rte_pause();
+	}
+	s->tx.orders += n;
+	s->n = 0;
+}
+
+static inline void
+flush_tx(struct hgw_worker *w)
+{
+	if (w->handoff != NULL)
+		handoff_flush(w);
+	else
+		sender_flush(&w->out);
 }
 
 /* Build the order of a decision that passed risk into an mbuf. */
@@ -106,7 +145,7 @@ build_order(struct hgw_worker *w, const struct hgw_decision *d, uint64_t seq,
 	const char *name;
 
 	if (unlikely(m == NULL)) {
-		w->tx.pool_empty++;
+		w->out.tx.pool_empty++;
 		return;
 	}
 	o.user_ref_num = hgw_order_user_ref(seq);
@@ -123,8 +162,11 @@ build_order(struct hgw_worker *w, const struct hgw_decision *d, uint64_t seq,
 	hgw_order_clordid(w->feed.sessions[session].name, seq, o.clordid);
 	hgw_order_frame(&w->udp, &o,
 			(uint8_t *)rte_pktmbuf_append(m, HGW_ORDER_FRAME_LEN));
-	w->txq[w->ntx++] = m;
-	if (unlikely(w->ntx == HGW_WORKER_TXQ))
+	w->tx_seq[w->out.n] = seq;
+	w->tx_session[w->out.n] = session;
+	w->out.rx_tsc[w->out.n] = w->rx_tsc;
+	w->out.m[w->out.n++] = m;
+	if (unlikely(w->out.n == HGW_WORKER_TXQ))
 		flush_tx(w);
 }
 
@@ -148,6 +190,19 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	build_order(w, &d, w->batch_seq[i], w->batch_session[i]);
 }
 
+/* Test-only: freeze here (busy, like a preempted or stalled core), then
+ * draw the next stall point. */
+static __rte_noinline void
+inject_stall(struct hgw_worker *w)
+{
+	struct hgw_inject *j = &w->inject;
+
+	rte_delay_us_block(j->stall_us);
+	j->stalls++;
+	j->rng = j->rng * 6364136223846793005ULL + 1442695040888963407ULL;
+	j->countdown = 1 + (uint32_t)((j->rng >> 33) % (2ull * j->stall_every));
+}
+
 /* After each message of the batch, on the book as it then stands: a
  * trigger goes through strategy and risk at once, and a frame's orders
  * leave before the next frame is applied (only the cheap decode ran
@@ -161,6 +216,8 @@ after_msg(void *arg, uint32_t i, uint16_t locate)
 		on_trigger(w, i, locate);
 	if (w->batch_last[i])
 		flush_tx(w);
+	if (unlikely(w->inject.countdown != 0) && --w->inject.countdown == 0)
+		inject_stall(w);
 }
 
 /* Apply the batch to the book with hgw_book_apply_bulk_fn, which
@@ -212,13 +269,40 @@ poll_once(struct hgw_worker *w)
 	return n;
 }
 
+/* Test-only: stop for good (at a frame boundary, so every order of the
+ * frames it took has left): the worker is gone, the others carry on. */
+static int
+inject_stop(struct hgw_worker *w)
+{
+	atomic_store_explicit(&w->shared.dead, 1, memory_order_relaxed);
+	return 0;
+}
+
+/* The worker has returned: in tx-lcore mode, tell the TX lcore. */
+static int
+worker_done(struct hgw_worker *w)
+{
+	if (w->txl != NULL)
+		/* release: our last handoff enqueue happens-before the TX
+		 * lcore's acquire load that sees this count */
+		atomic_fetch_add_explicit(&w->txl->workers_done, 1,
+					  memory_order_release);
+	return 0;
+}
+
 int
 hgw_worker_main(void *arg)
 {
 	struct hgw_worker *w = arg;
 
-	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed))
+	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
 		poll_once(w);
+		if (unlikely(w->inject.stop_after != 0) &&
+		    w->rx.mbufs >= w->inject.stop_after) {
+			inject_stop(w);
+			return worker_done(w);
+		}
+	}
 	/* Drain: whatever the queue already holds is processed before the
 	 * worker reports, so a stop never loses a received frame. */
 	if (w->rx_ring != NULL) {
@@ -231,7 +315,7 @@ hgw_worker_main(void *arg)
 			if (poll_once(w) == 0 && done)
 				break;
 		}
-		return 0;
+		return worker_done(w);
 	}
 	for (uint32_t drained = 0; drained < w->drain_max;) {
 		uint16_t n = poll_once(w);
@@ -240,7 +324,7 @@ hgw_worker_main(void *arg)
 			break;
 		drained += n;
 	}
-	return 0;
+	return worker_done(w);
 }
 
 /* Receive a burst and give every frame to every worker. References are
@@ -288,5 +372,52 @@ hgw_fanout_main(void *arg)
 	}
 	/* release: every enqueue above happens-before a worker's acquire */
 	atomic_store_explicit(&f->done, 1, memory_order_release);
+	return 0;
+}
+
+/* tx-lcore: take what each worker handed over, in each worker's order,
+ * and send the first copy of every trigger. Returns orders taken. */
+static uint32_t
+txlcore_once(struct hgw_txlcore *t)
+{
+	struct hgw_sender *s = &t->out;
+	struct hgw_handoff h[HGW_WORKER_TXQ];
+	uint32_t total = 0;
+
+	for (uint32_t r = 0; r < t->nrings; r++) {
+		unsigned int n = rte_ring_sc_dequeue_burst_elem(t->rings[r], h,
+								sizeof(h[0]),
+								HGW_WORKER_TXQ,
+								NULL);
+
+		total += n;
+		for (unsigned int i = 0; i < n; i++) {
+			if (!hgw_dedup_filter_first(&t->filter, h[i].session,
+						    h[i].seq, (uint16_t)r)) {
+				t->races_lost++;
+				rte_pktmbuf_free(h[i].m);
+				continue;
+			}
+			s->rx_tsc[s->n] = h[i].rx_tsc;
+			s->m[s->n++] = h[i].m;
+			if (s->n == HGW_WORKER_TXQ)
+				sender_flush(s);
+		}
+		sender_flush(s);
+	}
+	return total;
+}
+
+int
+hgw_txlcore_main(void *arg)
+{
+	struct hgw_txlcore *t = arg;
+
+	/* acquire: pairs with each worker's release once it is done */
+	while (atomic_load_explicit(&t->workers_done, memory_order_acquire) <
+	       t->nrings)
+		txlcore_once(t);
+	while (txlcore_once(t) != 0)
+		;
 	return 0;
 }

@@ -42,6 +42,64 @@ struct hgw_worker_tx_stats {
 /* Orders built before a tx_burst is forced. */
 #define HGW_WORKER_TXQ 64
 
+/* Orders waiting for one tx_burst, and what is done with them there: the
+ * journal copy and the latency record. A worker owns one (dedup claim,
+ * none, downstream); in tx-lcore mode the TX lcore owns the only one that
+ * reaches a port. Single owner: plain fields. */
+struct hgw_sender {
+	uint16_t port, queue;
+	uint32_t n;
+	struct rte_ring *journal;       /* NULL: no journal */
+	struct hgw_worker_tx_stats tx;
+	/* arrival (rx_burst return) -> handed to tx_burst, TSC cycles */
+	struct hgw_hist rx_to_tx;
+	uint64_t rx_tsc[HGW_WORKER_TXQ];
+	struct rte_mbuf *m[HGW_WORKER_TXQ];
+	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];
+};
+
+/* tx-lcore mode: one order handed from a worker to the TX lcore. */
+struct hgw_handoff {
+	struct rte_mbuf *m;
+	uint64_t seq;                   /* the trigger */
+	uint64_t rx_tsc;                /* its frame's arrival */
+	uint16_t session;
+	uint16_t pad[3];
+};
+_Static_assert(sizeof(struct hgw_handoff) == 32, "handoff element size");
+
+/* tx-lcore mode: the TX lcore. Each worker hands its orders over its own
+ * SP/SC ring (FIFO), and the TX lcore sends the first copy of each
+ * trigger (hgw_dedup_filter_first) on the one order queue. */
+struct hgw_txlcore {
+	uint32_t nrings;
+	struct rte_ring *rings[HGW_MAX_WORKERS];
+	struct hgw_dedup_filter filter;
+	uint64_t races_lost;            /* late copies freed */
+	/* Workers that have returned. Each adds 1 with release once its
+	 * last order is on its ring; the TX lcore loads it with acquire, so
+	 * when it reads nrings and then finds the rings empty, every order
+	 * has been seen. */
+	_Atomic uint32_t workers_done;
+	struct hgw_sender out;
+};
+
+/* TX lcore entry point for tx-lcore mode (arg: struct hgw_txlcore). */
+int hgw_txlcore_main(void *arg);
+
+/* Test-only fault injection (command line, off by default): a worker
+ * freezes for stall_us at random messages (uniform gaps of 1 to
+ * 2 x stall_every messages), or stops for good after stop_after frames
+ * (at a frame boundary: its orders so far have left). */
+struct hgw_inject {
+	uint32_t stall_us;
+	uint32_t stall_every;
+	uint32_t countdown;             /* messages to the next stall; 0 off */
+	uint64_t rng;
+	uint64_t stalls;                /* stalls done */
+	uint64_t stop_after;            /* frames; 0 = never */
+};
+
 /* Most ITCH messages one frame can carry: a 9000-byte jumbo frame of
  * 14-byte blocks (2-byte length + the shortest message, 12 bytes). */
 #define HGW_FRAME_MAX_MSGS 640
@@ -83,6 +141,9 @@ struct hgw_worker {
 		 * relaxed: the control plane only uses it to decide to stop,
 		 * and reads results after the join. */
 		_Atomic uint32_t at_end;
+		/* 1 once the worker stopped for good on an injected fault;
+		 * relaxed, as at_end (it counts as ended). */
+		_Atomic uint32_t dead;
 	} shared __rte_cache_aligned;
 
 	unsigned int lcore;
@@ -101,18 +162,21 @@ struct hgw_worker {
 	const struct hgw_table *table;
 	struct hgw_risk *risk;
 	struct hgw_strategy_stats strategy;
-	struct hgw_worker_tx_stats tx;
 	struct hgw_udp_tx udp;          /* order transport template */
 	uint8_t capacity;
-	uint16_t tx_port, tx_queue;
 	struct rte_mempool *tx_pool;
-	struct rte_ring *journal;       /* NULL: no journal */
-	/* claim dedup shared by all workers (NULL: every copy is sent) */
+	/* claim dedup shared by all workers (NULL: every copy is sent, or
+	 * the TX lcore chooses) */
 	struct hgw_dedup *dedup;
 	struct hgw_dedup_stats races;
-	uint32_t ntx;
-	struct rte_mbuf *txq[HGW_WORKER_TXQ];
-	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];
+	/* tx-lcore mode: orders go to this ring instead of a port */
+	struct rte_ring *handoff;
+	struct hgw_txlcore *txl;
+	uint64_t handoff_retries;       /* ring full: waited for the TX lcore */
+	uint64_t tx_seq[HGW_WORKER_TXQ];
+	uint16_t tx_session[HGW_WORKER_TXQ];
+	struct hgw_sender out;
+	struct hgw_inject inject;
 
 	/* Messages of the current burst, pointing into its mbufs, with
 	 * their sequence number and session (the trigger's identity). */
@@ -122,10 +186,8 @@ struct hgw_worker {
 	uint16_t batch_session[HGW_WORKER_BATCH];
 	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
 
-	/* TSC when the current burst's rx_burst returned (its arrival), and
-	 * arrival -> handed to tx_burst of every order, in TSC cycles. */
+	/* TSC when the current burst's rx_burst returned (its arrival) */
 	uint64_t rx_tsc;
-	struct hgw_hist rx_to_tx;
 } __rte_cache_aligned;
 
 /* Set by the control plane to stop every worker. Relaxed on both sides:
