@@ -81,6 +81,66 @@ trade() {
 		fail "journal count: $(grep journal "$T/out")"
 }
 
+# hedged_run N MODE [hedgewire args]: N workers in dedup MODE on the feed;
+# checks the orders that left against $T/expected.pcap ($want orders).
+hedged_run() {
+	local n=$1 mode=$2 lcores="--lcores=0@0" rx="" tx="" i nl
+	shift 2
+	nl=$((n + 1))
+	[ "$mode" != tx-lcore ] || nl=$((nl + 1))	# the TX lcore
+	for ((i = 1; i < nl; i++)); do lcores+=",$i@$((i % 2))"; done
+	rm -f "$T"/out*.pcap "$T/final.pcap" "$T/dd.out"
+	for ((i = 0; i < n; i++)); do
+		rx+=",rx_pcap=$T/feed.pcap"
+		[ "$mode" = tx-lcore ] || tx+=",tx_pcap=$T/out$i.pcap"
+	done
+	[ "$mode" != tx-lcore ] || tx=",tx_pcap=$T/out0.pcap"
+	run_hw "$lcores" "net_pcap0$rx$tx" -c "$T/conf.ini" \
+		--set run.workers="$n" --set run.dedup="$mode" \
+		--set run.idle_timeout_ms=0 "$@" ||
+		fail "$n workers, $mode: hedgewire exited $?: $(cat "$T/err")"
+	local dead
+	dead=$(sed -n 's/^worker \([0-9]*\) stopped (injected).*/\1/p' "$T/out")
+	[ -n "$dead" ] || [ "$(grep -c "agrees with worker 0: yes" "$T/out")" = $((n - 1)) ] ||
+		fail "$n workers, $mode: replicas disagree"
+	local sent=("$T"/out*.pcap)
+	if [ "$mode" = downstream ]; then
+		# every copy left; the bump in the wire keeps the first ones
+		[ -n "$dead" ] || expect_eq "$n workers, downstream: journal (every copy)" \
+			"$(grep -o '[0-9]* orders written' "$T/out" | cut -d' ' -f1)" $((n * want))
+		local in=""
+		for ((i = 0; i < n; i++)); do in+=",rx_pcap=$T/out$i.pcap"; done
+		# shellcheck disable=SC2086
+		"$HGW_DEDUP" -l0 --no-pci $EAL_MEM --file-prefix "$PREFIX-dd" \
+			--log-level=error --vdev "net_pcap0$in" \
+			--vdev "net_pcap1,tx_pcap=$T/final.pcap" -- --in 0 --out 1 \
+			--idle-ms 300 >"$T/dd.out" 2>"$T/dd.err" ||
+			fail "hgw-dedup exited $?: $(cat "$T/dd.err")"
+		grep -q "orders forwarded $want, late copies dropped $(((n - 1) * want)), invalid dropped 0" "$T/dd.out" ||
+			[ -n "$dead" ] ||
+			fail "$n workers, downstream: $(grep forwarded "$T/dd.out")"
+		sent=("$T/final.pcap")
+	else
+		expect_eq "$n workers, $mode: journal" \
+			"$(grep -o '[0-9]* orders written' "$T/out" | cut -d' ' -f1)" "$want"
+	fi
+	python3 "$SRCDIR/tests/ref/merge_orders.py" "$T/merged.pcap" "${sent[@]}" \
+		>/dev/null || fail "$n workers, $mode: a duplicate order escaped"
+	$CMP "$T/expected.pcap" "$T/merged.pcap" ||
+		fail "$n workers, $mode: hedged orders differ from one worker's"
+	# every live worker accounted every order: won + lost = all of them
+	local won=0 w l
+	while read -r w l; do
+		won=$((won + w))
+		[ -n "$dead" ] || expect_eq "$mode won + lost" $((w + l)) "$want"
+	done < <(sed -n 's/^worker [0-9]* races won \([0-9]*\) lost \([0-9]*\).*/\1 \2/p' "$T/out")
+	[ "$mode" = downstream ] || expect_eq "$n workers, $mode: orders won" "$won" "$want"
+	echo "  $n workers, $mode${1:+ ($*)}: $want orders, each once;" \
+		"won: $(sed -n -e 's/^worker \([0-9]*\) races won \([0-9]*\).*/w\1=\2/p' \
+			-e 's/^queue \([0-9]*\): first copies \([0-9]*\).*/w\1=\2/p' \
+			"$T/out" "$T/dd.out" 2>/dev/null | tr '\n' ' ')"
+}
+
 "$FEEDGEN" -q -o "$T/feed.pcap" --truth "$T/truth" --seed 31 --instruments 40 \
 	--messages 60000 --per-packet 4 --heartbeats 50 --dup-every 17
 "$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 --imbalances 8 \
@@ -233,34 +293,43 @@ table-patch)
 	wait "$pid" || fail "exit status $? after SIGTERM"
 	echo "  $checked patched entries (2 replicas) read back through the running process; kill switch set at run time"
 	;;
-hedged2)
-	# Two hedged workers, each with its own RX queue (the whole feed) and
-	# TX queue, racing with claim dedup: together they send exactly the
+hedged|stall|worker-stop)
+	# N hedged workers, each with its own RX queue (the whole feed) and
+	# its own replica, in every dedup mode: together they send exactly the
 	# orders one worker sends (the reference's), each trigger once, and
-	# both replicas account every order whether they won it or not.
-	conf "[risk]" "max_orders_instrument = 20" "max_orders_total = 200" \
+	# every live replica accounts every order whether it won it or not.
+	#   hedged       2, 3 and 4 workers (more lcores than CPUs: --lcores)
+	#   stall        2 workers, worker 1 frozen 1 ms / 10 ms at random
+	#                messages: nothing lost, nothing twice
+	#   worker-stop  2 workers, worker 1 stops for good mid-feed: the
+	#                orders continue
+	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
 		"window_ms = 50"
-	run_hw --lcores=0@0,1@1,2@0 \
-		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" \
-		-c "$T/conf.ini" --set run.workers=2 --set run.dedup=claim \
-		--set run.idle_timeout_ms=0 ||
-		fail "hedgewire exited $?: $(cat "$T/err")"
-	grep -q "worker 1 agrees with worker 0: yes" "$T/out" || fail "replicas disagree"
 	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
 		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
-	python3 "$SRCDIR/tests/ref/merge_orders.py" "$T/merged.pcap" \
-		"$T/out0.pcap" "$T/out1.pcap" || fail "a duplicate order escaped"
-	$CMP "$T/expected.pcap" "$T/merged.pcap" || fail "hedged orders differ from one worker's"
 	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
-	w0=$(sed -n 's/^worker 0 races won \([0-9]*\) lost \([0-9]*\).*/\1 \2/p' "$T/out")
-	w1=$(sed -n 's/^worker 1 races won \([0-9]*\) lost \([0-9]*\).*/\1 \2/p' "$T/out")
-	read -r won0 lost0 <<<"$w0"
-	read -r won1 lost1 <<<"$w1"
-	expect_eq "orders won by both" "$((won0 + won1))" "$want"
-	expect_eq "worker 0 won + lost" "$((won0 + lost0))" "$want"
-	expect_eq "worker 1 won + lost" "$((won1 + lost1))" "$want"
-	expect_eq "journal" "$(grep -o '[0-9]* orders written' "$T/out" | cut -d' ' -f1)" "$want"
-	echo "  $want orders, each once: worker 0 won $won0, worker 1 won $won1"
+	[ "$want" -gt 500 ] || fail "too few orders to mean much: $want"
+	case $SCENARIO in
+	hedged) runs="2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore
+		2:downstream 3:downstream 4:downstream";;
+	*) runs="2:claim 2:tx-lcore 2:downstream";;
+	esac
+	for run in $runs; do
+		n=${run%%:*} mode=${run#*:}
+		if [ "$SCENARIO" = stall ]; then
+			for us in 1000 10000; do
+				hedged_run "$n" "$mode" --inject-stall "1,$us,3000"
+				grep -q "worker 1 injected stalls [1-9][0-9]* of $us us" "$T/out" ||
+					fail "no stall was injected: $(grep stalls "$T/out")"
+			done
+		elif [ "$SCENARIO" = worker-stop ]; then
+			hedged_run "$n" "$mode" --inject-stop "1,100"
+			grep -q "worker 1 stopped (injected) after" "$T/out" ||
+				fail "worker 1 did not stop"
+		else
+			hedged_run "$n" "$mode"
+		fi
+	done
 	;;
 bad-table)
 	good=$T/table.tbl

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hgw-dedup: the downstream dedup stage, a bump in the wire.
+ *
+ *   hgw-dedup [EAL args] -- --in PORT --out PORT [options]
+ *
+ * hedgewire with [run] dedup = downstream sends every worker's copy of
+ * every order, each worker on its own TX queue. This stage receives them,
+ * one RX queue per worker (each queue is that worker's FIFO), and forwards
+ * the first copy of every trigger to --out, dropping the late ones: the
+ * software model of a dedup done in an FPGA NIC. The trigger is read from
+ * the order itself: ClOrdID is the session's last 4 characters and the
+ * sequence number mod 10^10 (README "Order bytes"), and the choice is
+ * hgw_dedup_filter_first(), the same rule as the in-process modes.
+ *
+ * Frames that are not order frames (they fail hgw_order_decode) are not
+ * ours to judge: they are forwarded unchanged and counted. Runs until
+ * SIGINT/SIGTERM, or until the input has been idle for --idle-ms after
+ * the first frame (replays); then drains, flushes and prints its counters.
+ * One lcore, no locks, no allocation after start-up.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_eal.h>
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "hgw_cli.h"
+#include "hgw_dedup.h"
+#include "hgw_latency.h"
+#include "hgw_order.h"
+
+#define PROG "hgw-dedup"
+#define BURST 32
+
+struct opts {
+	uint16_t in, out;
+	uint16_t queues;        /* 0: every RX queue the input port has */
+	uint32_t idle_ms;
+	uint32_t mbufs;
+};
+
+/* Written by the signal handler, read by the loop; relaxed: a flag that
+ * orders nothing. */
+static _Atomic int stop;
+
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	atomic_store_explicit(&stop, 1, memory_order_relaxed);
+}
+
+static void __attribute__((noreturn, format(printf, 1, 2)))
+die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: " PROG " [EAL args] -- --in PORT --out PORT [options]\n"
+		"  --in PORT       DPDK port the copies arrive on, one RX queue\n"
+		"                  per hedgewire worker (default 0)\n"
+		"  --out PORT      DPDK port the first copies leave on (default 1)\n"
+		"  --queues N      RX queues to poll (default: all the port has)\n"
+		"  --idle-ms MS    stop once the input was idle this long after\n"
+		"                  the first frame (default 1000; 0 = only on a\n"
+		"                  signal)\n"
+		"  --mbufs N       RX pool size (default 8191)\n");
+}
+
+static void
+parse(int argc, char **argv, struct opts *o)
+{
+	static const struct option lo[] = {
+		{ "in", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
+		{ "queues", required_argument, NULL, 'q' },
+		{ "idle-ms", required_argument, NULL, 't' },
+		{ "mbufs", required_argument, NULL, 'm' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->in = 0;
+	o->out = 1;
+	o->queues = 0;
+	o->idle_ms = 1000;
+	o->mbufs = 8191;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
+		switch (c) {
+		case 'i':
+			o->in = (uint16_t)hgw_cli_num(PROG, "in", optarg, 0,
+						      RTE_MAX_ETHPORTS - 1);
+			break;
+		case 'o':
+			o->out = (uint16_t)hgw_cli_num(PROG, "out", optarg, 0,
+						       RTE_MAX_ETHPORTS - 1);
+			break;
+		case 'q':
+			o->queues = (uint16_t)hgw_cli_num(PROG, "queues", optarg,
+						1, HGW_DEDUP_MAX_WORKERS);
+			break;
+		case 't':
+			o->idle_ms = (uint32_t)hgw_cli_num(PROG, "idle-ms",
+							   optarg, 0, 3600000);
+			break;
+		case 'm':
+			o->mbufs = (uint32_t)hgw_cli_num(PROG, "mbufs", optarg,
+							 63, 1u << 24);
+			break;
+		case 'h':
+			usage(stdout);
+			exit(EXIT_SUCCESS);
+		default:
+			usage(stderr);
+			exit(2);
+		}
+	}
+	if (optind != argc)
+		die("unexpected argument '%s'", argv[optind]);
+	if (o->in == o->out)
+		die("--in and --out are both port %u", o->in);
+}
+
+/* Sessions seen so far, by the 4 characters ClOrdID carries. */
+struct sessions {
+	uint32_t n;
+	char key[HGW_DEDUP_MAX_SESSIONS][4];
+};
+
+/* The trigger of an order: session index and sequence number; -1 if the
+ * ClOrdID is not ours (not 10 digits, or a fifth session). */
+static int
+trigger_of(struct sessions *s, const struct hgw_ouch_order *o,
+	   uint16_t *session, uint64_t *seq)
+{
+	uint64_t v = 0;
+	uint32_t i;
+
+	for (i = 4; i < HGW_CLORDID_LEN; i++) {
+		if (o->clordid[i] < '0' || o->clordid[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(o->clordid[i] - '0');
+	}
+	for (i = 0; i < s->n; i++)
+		if (memcmp(s->key[i], o->clordid, 4) == 0)
+			break;
+	if (i == s->n) {
+		if (s->n == HGW_DEDUP_MAX_SESSIONS)
+			return -1;
+		memcpy(s->key[s->n++], o->clordid, 4);
+	}
+	*session = (uint16_t)i;
+	*seq = v;
+	return 0;
+}
+
+struct stage {
+	uint16_t in, out, nq;
+	struct hgw_dedup_filter filter;
+	struct sessions sessions;
+	uint64_t frames, passthrough, tx_full;
+	struct hgw_hist rx_to_tx;       /* TSC cycles, per forwarded frame */
+};
+
+/* Poll every queue once; returns frames received. */
+static uint32_t
+stage_once(struct stage *st)
+{
+	uint32_t total = 0;
+
+	for (uint16_t q = 0; q < st->nq; q++) {
+		struct rte_mbuf *pkts[BURST], *fwd[BURST];
+		uint16_t n = rte_eth_rx_burst(st->in, q, pkts, BURST), nf = 0;
+		uint64_t rx_tsc, now;
+
+		if (n == 0)
+			continue;
+		rx_tsc = rte_rdtsc();
+		total += n;
+		st->frames += n;
+		for (uint16_t i = 0; i < n; i++) {
+			struct hgw_ouch_order o;
+			const char *why;
+			uint16_t session;
+			uint64_t seq;
+
+			if (hgw_order_decode(rte_pktmbuf_mtod(pkts[i],
+							      const uint8_t *),
+					     rte_pktmbuf_data_len(pkts[i]), &o,
+					     &why) < 0) {
+				st->passthrough++;
+				fwd[nf++] = pkts[i];
+				continue;
+			}
+			if (trigger_of(&st->sessions, &o, &session, &seq) < 0)
+				session = HGW_DEDUP_MAX_SESSIONS; /* invalid */
+			if (hgw_dedup_filter_first(&st->filter, session, seq, q))
+				fwd[nf++] = pkts[i];
+			else
+				rte_pktmbuf_free(pkts[i]);
+		}
+		if (nf == 0)
+			continue;
+		now = rte_rdtsc();
+		for (uint16_t i = 0; i < nf; i++)
+			hgw_hist_record(&st->rx_to_tx, now - rx_tsc);
+		uint16_t sent = rte_eth_tx_burst(st->out, 0, fwd, nf);
+
+		if (sent < nf) {
+			st->tx_full += nf - sent;
+			rte_pktmbuf_free_bulk(fwd + sent, nf - sent);
+		}
+	}
+	return total;
+}
+
+static void
+port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp)
+{
+	struct rte_eth_conf pc;
+	uint16_t nrxd = 1024, ntxd = 1024;
+	int rc;
+
+	memset(&pc, 0, sizeof(pc));
+	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
+	if (rc == 0)
+		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
+	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
+		rc = rte_eth_rx_queue_setup(port, q, nrxd,
+					    rte_eth_dev_socket_id(port), NULL, mp);
+	for (uint16_t q = 0; rc == 0 && q < ntx; q++)
+		rc = rte_eth_tx_queue_setup(port, q, ntxd,
+					    rte_eth_dev_socket_id(port), NULL);
+	if (rc == 0)
+		rc = rte_eth_dev_start(port);
+	if (rc != 0)
+		die("port %u: setup with %u RX / %u TX queues failed: %s", port,
+		    nrx, ntx, strerror(-rc));
+	if (nrx != 0)
+		rte_eth_promiscuous_enable(port);
+}
+
+static void
+report(const struct stage *st)
+{
+	uint64_t passed = 0, dropped = 0;
+
+	for (uint16_t q = 0; q < st->nq; q++) {
+		printf("queue %u: first copies %" PRIu64 ", late copies dropped %"
+		       PRIu64 "\n", q, st->filter.passed[q],
+		       st->filter.dropped[q]);
+		passed += st->filter.passed[q];
+		dropped += st->filter.dropped[q];
+	}
+	printf("frames %" PRIu64 ", orders forwarded %" PRIu64 ", late copies "
+	       "dropped %" PRIu64 ", invalid dropped %" PRIu64 ", other frames "
+	       "forwarded %" PRIu64 ", tx_full %" PRIu64 ", sessions %u\n",
+	       st->frames, passed, dropped, st->filter.invalid,
+	       st->passthrough, st->tx_full, st->sessions.n);
+	hgw_hist_print(&st->rx_to_tx, stdout, "rx_to_tx",
+		       1e9 / (double)rte_get_tsc_hz(),
+		       "ns, rx_burst return to tx_burst, per forwarded frame");
+}
+
+int
+main(int argc, char **argv)
+{
+	static struct stage st;
+	struct rte_eth_dev_info info;
+	struct rte_mempool *mp;
+	struct opts o;
+	int rc = rte_eal_init(argc, argv);
+
+	if (rc < 0)
+		die("EAL init failed: %s", rte_strerror(rte_errno));
+	parse(argc - rc, argv + rc, &o);
+	if (!rte_eth_dev_is_valid_port(o.in) || !rte_eth_dev_is_valid_port(o.out))
+		die("--in %u / --out %u: no such DPDK port (%u available; pass "
+		    "devices or --vdev in the EAL args)", o.in, o.out,
+		    rte_eth_dev_count_avail());
+	rc = rte_eth_dev_info_get(o.in, &info);
+	if (rc != 0)
+		die("port %u: cannot get device info: %s", o.in, strerror(-rc));
+	st.nq = o.queues != 0 ? o.queues :
+		RTE_MIN(info.max_rx_queues, (uint16_t)HGW_DEDUP_MAX_WORKERS);
+	if (st.nq > info.max_rx_queues)
+		die("--queues %u: port %u (%s) has %u RX queues", st.nq, o.in,
+		    info.driver_name, info.max_rx_queues);
+	mp = rte_pktmbuf_pool_create("hgw_dedup", o.mbufs, 256, 0,
+				     RTE_MBUF_DEFAULT_BUF_SIZE, rte_socket_id());
+	if (mp == NULL)
+		die("cannot create a pool of %u mbufs: %s", o.mbufs,
+		    rte_strerror(rte_errno));
+	port_start(o.in, st.nq, 0, mp);
+	port_start(o.out, 0, 1, mp);
+	st.in = o.in;
+	st.out = o.out;
+	hgw_dedup_filter_init(&st.filter);
+	hgw_hist_init(&st.rx_to_tx);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+	printf(PROG ": port %u (%u queues, one per worker) -> port %u\n", o.in,
+	       st.nq, o.out);
+
+	const uint64_t idle = rte_get_tsc_hz() / 1000 * o.idle_ms;
+	uint64_t last = rte_rdtsc();
+
+	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (stage_once(&st) != 0)
+			last = rte_rdtsc();
+		else if (o.idle_ms != 0 && st.frames != 0 &&
+			 rte_rdtsc() - last > idle)
+			break;
+	}
+	while (stage_once(&st) != 0)	/* drain what is queued */
+		;
+	report(&st);
+	fflush(stdout);
+	/* stopping the ports flushes what net_pcap wrote */
+	rte_eth_dev_stop(o.in);
+	rte_eth_dev_stop(o.out);
+	rte_eth_dev_close(o.in);
+	rte_eth_dev_close(o.out);
+	rte_mempool_free(mp);
+	rte_eal_cleanup();
+	return 0;
+}
