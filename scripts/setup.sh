@@ -54,6 +54,26 @@ else
 	echo "setup: huge pages ready: ${got} x 2 MB on $(awk '$3=="hugetlbfs"{print $2; exit}' /proc/mounts)"
 fi
 
+# 1 GB pages too, when the kernel can still find them (HGW_1G_PAGES, default
+# 2; 0 = none): table replicas go on them first, so a replica layout spans
+# one page and its physical address bits are the ones the channel map reads.
+GIG_WANT=${HGW_1G_PAGES:-2}
+gig=/sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages
+if [ "$GIG_WANT" -gt 0 ] && [ "$(id -u)" -eq 0 ] && [ -w "$gig" ]; then
+	[ "$(cat "$gig")" -ge "$GIG_WANT" ] || echo "$GIG_WANT" >"$gig" 2>/dev/null || true
+	if [ "$(cat "$gig")" -gt 0 ] && ! grep -qs "pagesize=1024M" /proc/mounts; then
+		mkdir -p /mnt/huge1g
+		mount -t hugetlbfs -o pagesize=1G nodev /mnt/huge1g 2>/dev/null || true
+	fi
+fi
+if [ "$GIG_WANT" -gt 0 ]; then
+	if [ -r "$gig" ] && [ "$(cat "$gig")" -gt 0 ] && grep -qs "pagesize=1024M" /proc/mounts; then
+		echo "setup: 1 GB pages ready: $(cat "$gig") (table replicas use them first)"
+	else
+		echo "setup: no 1 GB pages (table replicas go on 2 MB pages)"
+	fi
+fi
+
 # Build (release, warnings are errors).
 if [ ! -f build/build.ninja ]; then
 	meson setup build -Dwerror=true >/dev/null

@@ -541,10 +541,12 @@ replicas_load(struct trading *t, const struct hgw_config *c)
 			       &rep) != 0)
 		die("table %s: the placement check refused its arguments",
 		    c->table_file);
-	printf("table %s: %u replica(s) of %" PRIu64 " MB in %s, %s\n",
-		       c->table_file, n, span >> 20,
+	printf("table %s: %u replica(s) of %" PRIu64 " MB in %s on %s pages, "
+	       "%s\n", c->table_file, n, span >> 20,
 		       t->tables.contiguous ? "IOVA-contiguous memory" :
 		       "memory that is not IOVA-contiguous",
+		       page >= RTE_PGSIZE_1G ? "1 GB" :
+		       page >= RTE_PGSIZE_2M ? "2 MB" : "4 KB",
 		       hgw_chanmap_report_line(&rep, line, sizeof(line)));
 	if (rep.result == HGW_CHANMAP_VIOLATED)
 		RTE_LOG(WARNING, HGW_APP, "table replicas share channels: %s\n",

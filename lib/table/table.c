@@ -551,9 +551,18 @@ hgw_table_load_replicas(const char *path, int socket, uint32_t n,
 	}
 	if (align < RTE_CACHE_LINE_SIZE)
 		align = RTE_CACHE_LINE_SIZE;
+	/* 1 GB pages first (a replica layout then spans few pages, so the
+	 * physical bits the channel map reads are mostly the virtual ones),
+	 * then any page size, contiguous; then anything. */
 	set->mz = rte_memzone_reserve_aligned("hgw_table", region, socket,
-					      RTE_MEMZONE_IOVA_CONTIG,
+					      RTE_MEMZONE_IOVA_CONTIG |
+					      RTE_MEMZONE_1GB,
 					      (unsigned int)align);
+	if (set->mz == NULL)
+		set->mz = rte_memzone_reserve_aligned("hgw_table", region,
+						      socket,
+						      RTE_MEMZONE_IOVA_CONTIG,
+						      (unsigned int)align);
 	set->contiguous = set->mz != NULL;
 	set->mem = set->mz != NULL ? set->mz->addr :
 		   rte_malloc_socket("hgw_table", region, align, socket);
