@@ -1018,6 +1018,20 @@ main(int argc, char **argv)
 		       txlcore_lcore, txlcore.out.tx.orders, txlcore.races_lost,
 		       txlcore.filter.invalid);
 	}
+	if (trade && !txl && conf.workers > 1) {
+		/* every order that left, whichever worker sent it: with claim
+		 * the winners, otherwise every copy */
+		static struct hgw_hist all;
+
+		hgw_hist_init(&all);
+		for (uint32_t i = 0; i < conf.workers; i++)
+			hgw_hist_merge(&all, &workers[i].out.rx_to_tx);
+		hgw_hist_print(&all, stdout, "sent rx_to_tx",
+			       1e9 / (double)rte_get_tsc_hz(),
+			       conf.dedup == HGW_DEDUP_MODE_CLAIM ?
+			       "ns, every worker, the orders it sent" :
+			       "ns, every worker, every copy sent");
+	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		const struct hgw_inject *j = &workers[i].inject;
 

@@ -40,13 +40,14 @@
 #include "hgw_order.h"
 
 #define PROG "hgw-dedup"
-#define BURST 32
+#define MAX_BURST 64
 
 struct opts {
 	uint16_t in, out;
 	uint16_t queues;        /* 0: every RX queue the input port has */
 	uint32_t idle_ms;
 	uint32_t mbufs;
+	uint16_t burst;
 };
 
 /* Written by the signal handler, read by the loop; relaxed: a flag that
@@ -85,7 +86,8 @@ usage(FILE *out)
 		"  --idle-ms MS    stop once the input was idle this long after\n"
 		"                  the first frame (default 1000; 0 = only on a\n"
 		"                  signal)\n"
-		"  --mbufs N       RX pool size (default 8191)\n");
+		"  --mbufs N       RX pool size (default 8191)\n"
+		"  --burst N       rx_burst size, 1..64 (default 32)\n");
 }
 
 static void
@@ -97,6 +99,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "queues", required_argument, NULL, 'q' },
 		{ "idle-ms", required_argument, NULL, 't' },
 		{ "mbufs", required_argument, NULL, 'm' },
+		{ "burst", required_argument, NULL, 'b' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -107,6 +110,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->queues = 0;
 	o->idle_ms = 1000;
 	o->mbufs = 8191;
+	o->burst = 32;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -129,6 +133,10 @@ parse(int argc, char **argv, struct opts *o)
 		case 'm':
 			o->mbufs = (uint32_t)hgw_cli_num(PROG, "mbufs", optarg,
 							 63, 1u << 24);
+			break;
+		case 'b':
+			o->burst = (uint16_t)hgw_cli_num(PROG, "burst", optarg,
+							 1, MAX_BURST);
 			break;
 		case 'h':
 			usage(stdout);
@@ -178,7 +186,7 @@ trigger_of(struct sessions *s, const struct hgw_ouch_order *o,
 }
 
 struct stage {
-	uint16_t in, out, nq;
+	uint16_t in, out, nq, burst;
 	struct hgw_dedup_filter filter;
 	struct sessions sessions;
 	uint64_t frames, passthrough, tx_full;
@@ -192,8 +200,8 @@ stage_once(struct stage *st)
 	uint32_t total = 0;
 
 	for (uint16_t q = 0; q < st->nq; q++) {
-		struct rte_mbuf *pkts[BURST], *fwd[BURST];
-		uint16_t n = rte_eth_rx_burst(st->in, q, pkts, BURST), nf = 0;
+		struct rte_mbuf *pkts[MAX_BURST], *fwd[MAX_BURST];
+		uint16_t n = rte_eth_rx_burst(st->in, q, pkts, st->burst), nf = 0;
 		uint64_t rx_tsc, now;
 
 		if (n == 0)
@@ -318,6 +326,7 @@ main(int argc, char **argv)
 	port_start(o.out, 0, 1, mp);
 	st.in = o.in;
 	st.out = o.out;
+	st.burst = o.burst;
 	hgw_dedup_filter_init(&st.filter);
 	hgw_hist_init(&st.rx_to_tx);
 	signal(SIGINT, on_signal);

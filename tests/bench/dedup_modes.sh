@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# What each dedup mode adds to the latency of the order that leaves: the
+# same feed and table (larger than the last-level cache), rx burst 1, time
+# from rx_burst returning to the order being handed to tx_burst, for
+#   single       1 worker, no dedup (the baseline)
+#   claim        2 workers racing on the claim (one CAS per order)
+#   tx-lcore/1   1 worker handing over to the TX lcore (the hop alone)
+#   tx-lcore     2 workers handing over to the TX lcore
+#   downstream   2 workers each sending every copy, then hgw-dedup's own
+#                rx_burst -> tx_burst on those copies (the extra hop)
+# Rounds are interleaved (mode A, B, ... then again) so drift hits every
+# mode alike; the best and median round of each percentile are printed.
+# On a 2-vCPU machine, tx-lcore with 2 workers runs 3 busy lcores on 2
+# CPUs: its numbers then measure time sharing, and the script says so.
+#   tests/bench/dedup_modes.sh [rounds] [table-MB] [messages]
+# (build first: scripts/setup.sh)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+rounds=${1:-3}
+mb=${2:-256}
+msgs=${3:-300000}
+work=$(mktemp -d /tmp/hgw-bench.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+B=build/app
+ncpu=$(nproc)
+inst=$(( (mb * 1024 + 255) / 256 ))
+$B/hgw-feedgen/hgw-feedgen -q -o "$work/feed.pcap" --seed 9 \
+	--instruments "$(( inst < 2000 ? inst - 1 : 2000 ))" --messages "$msgs" --per-packet 4
+$B/hgw-tablegen/hgw-tablegen -q -o "$work/table.tbl" --instruments "$inst" \
+	--spreads 64 --imbalances 64 --seed 9 --fill 0.05
+echo "cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo), $ncpu CPUs; table $mb MB; $msgs messages; rx burst 1"
+
+# lcores N: EAL --lcores for N lcores spread over the CPUs
+lcores() {
+	local s="0@0" i
+	for ((i = 1; i < $1; i++)); do s+=",$i@$((i % ncpu))"; done
+	echo "--lcores=$s"
+}
+
+# hw MODE WORKERS NLCORES: one hedgewire run; prints the p50 .. max line
+# of the orders that left (sent rx_to_tx, or worker 0's when alone).
+hw() {
+	local mode=$1 n=$2 nl=$3 rx="" tx="" i
+	for ((i = 0; i < n; i++)); do
+		rx+=",rx_pcap=$work/feed.pcap"
+		tx+=",tx_pcap=$work/out$i.pcap"
+	done
+	[ "$mode" != tx-lcore ] || tx=",tx_pcap=$work/out0.pcap"
+	# shellcheck disable=SC2046
+	$B/hedgewire/hedgewire "$(lcores "$nl")" --no-pci \
+		$(scripts/eal-args.sh $((n * (mb + 400)))) \
+		--file-prefix hgw-bench --log-level=error \
+		--vdev "net_pcap0$rx$tx" -- \
+		-c conf/demo.ini --set "table.file=$work/table.tbl" \
+		--set book.instruments=4096 --set rx.burst=1 \
+		--set run.workers="$n" --set run.dedup="$mode" \
+		--set order.journal= --set run.idle_timeout_ms=0 \
+		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
+		--set risk.max_orders_total=4096 >"$work/out"
+	if grep -q '^sent rx_to_tx' "$work/out"; then
+		sed -n 's/^sent rx_to_tx: //p' "$work/out"
+	else
+		sed -n 's/^  rx_to_tx: //p' "$work/out"
+	fi
+}
+
+# The filter's own hop, on the copies the downstream run left.
+dd() {
+	local in="" i
+	for i in 0 1; do in+=",rx_pcap=$work/out$i.pcap"; done
+	# shellcheck disable=SC2046
+	$B/hgw-dedup/hgw-dedup -l 0 --no-pci $(scripts/eal-args.sh 256) \
+		--file-prefix hgw-bench-dd --log-level=error \
+		--vdev "net_pcap0$in" --vdev "net_pcap1,tx_pcap=$work/final.pcap" \
+		-- --in 0 --out 1 --idle-ms 200 --burst 1 >"$work/dd"
+	sed -n "s/^ *rx_to_tx: //p" "$work/dd"
+}
+
+modes="single claim tx-lcore/1 tx-lcore downstream downstream-hop"
+for ((r = 1; r <= rounds; r++)); do
+	hw none 1 2 >"$work/r$r.single"
+	hw claim 2 3 >"$work/r$r.claim"
+	hw tx-lcore 1 3 >"$work/r$r.tx-lcore_1"
+	hw tx-lcore 2 4 >"$work/r$r.tx-lcore"
+	hw downstream 2 3 >"$work/r$r.downstream"
+	dd >"$work/r$r.downstream-hop"
+	echo "round $r done"
+done
+
+# field NAME LINE: the number after NAME in a hgw_hist_print line
+printf '\n%-15s %9s %9s %9s %9s %9s   (ns; best / median of %d rounds)\n' \
+	mode p50 p99 p99.9 p99.99 max "$rounds"
+for m in $modes; do
+	f=${m//\//_}
+	for stat in p50 p99 p99.9 p99.99 max; do
+		for ((r = 1; r <= rounds; r++)); do
+			awk -v k="$stat" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' \
+				"$work/r$r.$f"
+		done | sort -n | awk '{ v[NR] = $1 } END { printf "%s/%s\n", v[1], v[int((NR + 1) / 2)] }' \
+			>"$work/$f.$stat"
+	done
+	printf '%-15s %9s %9s %9s %9s %9s\n' "$m" "$(cat "$work/$f.p50")" \
+		"$(cat "$work/$f.p99")" "$(cat "$work/$f.p99.9")" \
+		"$(cat "$work/$f.p99.99")" "$(cat "$work/$f.max")"
+done
+echo
+echo "single: 1 worker. claim, downstream: 2 workers, every order that left (downstream: every copy)."
+echo "downstream-hop: hgw-dedup's rx_burst -> tx_burst on those copies, replayed from their pcaps."
+[ "$ncpu" -ge 4 ] || echo "note: $ncpu CPUs: tx-lcore with 2 workers time-shares 3 busy lcores on $ncpu CPUs."
