@@ -80,6 +80,33 @@ void hgw_hist_merge(struct hgw_hist *dst, const struct hgw_hist *src);
 void hgw_hist_print(const struct hgw_hist *h, FILE *out, const char *name,
 		    double scale, const char *unit);
 
+/* The histogram as CSV, for plotting (scripts/ccdf.sh) and for tools:
+ * the header "value,count,cumulative,ccdf", then one row per non-empty
+ * bucket in increasing order. value is the bucket's highest value (the
+ * last row: max, exactly) multiplied by scale; cumulative counts the
+ * samples at or below value; ccdf is the fraction above it, 1 -
+ * cumulative/count, with 9 significant digits so 1e-7 tails survive, and
+ * is 0 on the last row. Values are written as exact integers when scale
+ * is 1, else with 15 significant digits. An empty histogram writes the
+ * header only. out is flushed. Returns 0, or a negative errno (-EIO if
+ * none was reported) when a write failed.
+ */
+int hgw_hist_write_csv(const struct hgw_hist *h, FILE *out, double scale);
+
+/* The histogram as one JSON object, followed by a newline:
+ *   {"name": .., "unit": .., "count": .., "min": .., "max": .., "mean": ..,
+ *    "percentiles": {"p50": .., "p90": .., "p99": .., "p99.9": ..,
+ *                    "p99.99": .., "p99.999": ..},
+ *    "buckets": [[value, count], ...]}
+ * Values are multiplied by scale and formatted as in hgw_hist_write_csv;
+ * percentiles are hgw_hist_percentile's; buckets are the non-empty ones,
+ * as the CSV rows. name and unit (UTF-8; NULL is "") are escaped. An
+ * empty histogram has min, max, mean and percentiles 0 and no buckets.
+ * out is flushed. Returns 0, or a negative errno as hgw_hist_write_csv.
+ */
+int hgw_hist_write_json(const struct hgw_hist *h, FILE *out, const char *name,
+			double scale, const char *unit);
+
 #ifdef __cplusplus
 }
 #endif

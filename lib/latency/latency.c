@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: log-linear histograms.
  */
+#include <errno.h>
+#include <inttypes.h>
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "hgw_latency.h"
@@ -77,17 +80,141 @@ hgw_hist_merge(struct hgw_hist *dst, const struct hgw_hist *src)
 		dst->max = src->max;
 }
 
+/* The percentiles reported by hgw_hist_print (all) and
+ * hgw_hist_write_json (all but the last, max). */
+static const double hist_pct[] = { 50, 90, 99, 99.9, 99.99, 99.999, 100 };
+static const char *const hist_pct_name[] = { "p50", "p90", "p99", "p99.9",
+					     "p99.99", "p99.999", "max" };
+#define HIST_NPCT (sizeof(hist_pct) / sizeof(hist_pct[0]))
+
 void
 hgw_hist_print(const struct hgw_hist *h, FILE *out, const char *name,
 	       double scale, const char *unit)
 {
-	static const double pct[] = { 50, 90, 99, 99.9, 99.99, 99.999, 100 };
-	static const char *const lbl[] = { "p50", "p90", "p99", "p99.9",
-					   "p99.99", "p99.999", "max" };
-
 	fprintf(out, "  %s: count %llu", name, (unsigned long long)h->count);
-	for (unsigned int i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
-		fprintf(out, " %s %.0f", lbl[i],
-			(double)hgw_hist_percentile(h, pct[i]) * scale);
+	for (unsigned int i = 0; i < HIST_NPCT; i++)
+		fprintf(out, " %s %.0f", hist_pct_name[i],
+			(double)hgw_hist_percentile(h, hist_pct[i]) * scale);
 	fprintf(out, " (%s)\n", unit);
+}
+
+/* A real number with 15 significant digits: enough for any count of
+ * nanoseconds below 10^15, few enough that a scaled integer prints
+ * without binary noise (3 * 0.1 as 0.3). JSON has no inf or nan: they
+ * are written as null there. */
+static void
+put_real(FILE *out, double d, bool json)
+{
+	if (json && !isfinite(d))
+		fputs("null", out);
+	else
+		fprintf(out, "%.15g", d);
+}
+
+/* v * scale; exact when scale is 1 (a double would round values above
+ * 2^53, and max must come out as recorded). */
+static void
+put_value(FILE *out, uint64_t v, double scale, bool json)
+{
+	if (scale == 1.0)
+		fprintf(out, "%" PRIu64, v);
+	else
+		put_real(out, (double)v * scale, json);
+}
+
+/* The value a row stands for: the bucket's highest value, except that
+ * nothing above max was recorded. */
+static uint64_t
+row_value(const struct hgw_hist *h, uint32_t bucket)
+{
+	uint64_t v = hgw_hist_bucket_high(bucket);
+
+	return v > h->max ? h->max : v;
+}
+
+/* Flushes out; 0 or the negative errno of the first failed write. errno
+ * is cleared by the callers before writing, so a failure that left none
+ * is reported as -EIO. */
+static int
+finish(FILE *out)
+{
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	return errno ? -errno : -EIO;
+}
+
+int
+hgw_hist_write_csv(const struct hgw_hist *h, FILE *out, double scale)
+{
+	uint64_t cum = 0;
+
+	errno = 0;
+	fputs("value,count,cumulative,ccdf\n", out);
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS && cum < h->count; i++) {
+		if (h->b[i] == 0)
+			continue;
+		cum += h->b[i];
+		put_value(out, row_value(h, i), scale, false);
+		/* count - cum, not 1 - cum/count: no cancellation in the tail */
+		fprintf(out, ",%" PRIu64 ",%" PRIu64 ",%.9g\n", h->b[i], cum,
+			(double)(h->count - cum) / (double)h->count);
+	}
+	return finish(out);
+}
+
+/* s as a JSON string: quote, backslash and control characters escaped,
+ * other bytes (UTF-8) as they are. */
+static void
+put_json_string(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; s != NULL && *s != '\0'; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+int
+hgw_hist_write_json(const struct hgw_hist *h, FILE *out, const char *name,
+		    double scale, const char *unit)
+{
+	uint64_t cum = 0;
+	bool first = true;
+
+	errno = 0;
+	fputs("{\"name\": ", out);
+	put_json_string(out, name);
+	fputs(", \"unit\": ", out);
+	put_json_string(out, unit);
+	fprintf(out, ", \"count\": %" PRIu64 ",\n \"min\": ", h->count);
+	put_value(out, h->count ? h->min : 0, scale, true);
+	fputs(", \"max\": ", out);
+	put_value(out, h->max, scale, true);
+	fputs(", \"mean\": ", out);
+	put_real(out, h->count ? (double)h->sum / (double)h->count * scale : 0,
+		 true);
+	fputs(",\n \"percentiles\": {", out);
+	for (unsigned int i = 0; i + 1 < HIST_NPCT; i++) {
+		fprintf(out, "%s\"%s\": ", i ? ", " : "", hist_pct_name[i]);
+		put_value(out, hgw_hist_percentile(h, hist_pct[i]), scale, true);
+	}
+	fputs("},\n \"buckets\": [", out);
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS && cum < h->count; i++) {
+		if (h->b[i] == 0)
+			continue;
+		cum += h->b[i];
+		fputs(first ? "[" : ", [", out);
+		put_value(out, row_value(h, i), scale, true);
+		fprintf(out, ", %" PRIu64 "]", h->b[i]);
+		first = false;
+	}
+	fputs("]}\n", out);
+	return finish(out);
 }

@@ -1,13 +1,61 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire tests: log-linear histograms.
  */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "hgw_latency.h"
 #include "hgw_test.h"
 
 static struct hgw_hist h, h2, u;
+static struct hgw_hist part[4], m;
+
+/* Seeded xorshift64*: the same values on every run and every host. */
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t
+rnd(void)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dull;
+}
+
+/* Exponential with the given mean, rounded down. */
+static uint64_t
+rnd_exp(double mean)
+{
+	double u01 = ((double)(rnd() >> 11) + 1) / 9007199254740992.0; /* (0, 1] */
+
+	return (uint64_t)(-log(u01) * mean);
+}
+
+/* A latency-like mixture: 99% with mean 2000, 0.9% with mean 200000,
+ * 0.1% with mean 50000000, so the values (a few of them 0) span over 25
+ * powers of two, all well below the top bucket. */
+static uint64_t
+rnd_latency(void)
+{
+	uint64_t r = rnd() % 1000;
+
+	return rnd_exp(r < 990 ? 2000 : r < 999 ? 200000 : 50000000);
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+#define NVALS 200000
+static uint64_t vals[NVALS];
 
 /* Every bucket's range is contiguous with the next and maps back. */
 static void
@@ -69,6 +117,163 @@ test_tail_and_merge(void)
 	HGW_CHECK_EQ(h.sum, 999 * 100 + 1000000);
 }
 
+/* hh holds vals[0..n) (sorted here). Every percentile against the exact
+ * nearest-rank one, computed in integers (parts per million): the
+ * histogram answers the top of the bucket holding it, so never below it
+ * and above it by at most 2^-HGW_HIST_SUB_BITS of it, and exactly it
+ * below 2 * HGW_HIST_SUB where buckets are single values. */
+static void
+check_percentiles(const struct hgw_hist *hh, size_t n)
+{
+	static const uint64_t ppm[] = { 1, 10000, 100000, 250000, 500000,
+		750000, 900000, 990000, 999000, 999900, 999990, 999999, 1000000 };
+	double worst = 0;
+
+	qsort(vals, n, sizeof(vals[0]), cmp_u64);
+	HGW_CHECK_EQ(hh->count, n);
+	HGW_CHECK_EQ(hh->min, vals[0]);
+	HGW_CHECK_EQ(hh->max, vals[n - 1]);
+	for (unsigned int i = 0; i < sizeof(ppm) / sizeof(ppm[0]); i++) {
+		uint64_t rank = (ppm[i] * n + 999999) / 1000000;
+		uint64_t want = vals[(rank ? rank : 1) - 1];
+		uint64_t got = hgw_hist_percentile(hh, (double)ppm[i] / 1e4);
+
+		if (got < want || (got - want) * HGW_HIST_SUB > want ||
+		    (want < 2 * HGW_HIST_SUB && got != want)) {
+			printf("# p%g: exact %" PRIu64 ", histogram %" PRIu64 "\n",
+			       (double)ppm[i] / 1e4, want, got);
+			HGW_CHECK(0);
+		}
+		if (want && (double)(got - want) / (double)want > worst)
+			worst = (double)(got - want) / (double)want;
+	}
+	printf("# worst relative error %.3f%% (bound %.3f%%)\n", worst * 100,
+	       100.0 / HGW_HIST_SUB);
+}
+
+/* 1..N in a shuffled order, N not a round number. */
+static void
+test_exact_uniform(void)
+{
+	const size_t n = 123457;
+
+	hgw_hist_init(&h);
+	for (size_t i = 0; i < n; i++)
+		vals[i] = i + 1;
+	for (size_t i = n - 1; i > 0; i--) {
+		size_t j = rnd() % (i + 1);
+		uint64_t t = vals[i];
+
+		vals[i] = vals[j];
+		vals[j] = t;
+	}
+	for (size_t i = 0; i < n; i++)
+		hgw_hist_record(&h, vals[i]);
+	check_percentiles(&h, n);
+}
+
+/* The exponential mixture, against its sorted values. */
+static void
+test_exact_exponential(void)
+{
+	hgw_hist_init(&h);
+	for (size_t i = 0; i < NVALS; i++) {
+		vals[i] = rnd_latency();
+		hgw_hist_record(&h, vals[i]);
+	}
+	check_percentiles(&h, NVALS);
+	HGW_CHECK(h.max > 1000000);	/* the tail is there */
+}
+
+/* min and max are the values recorded, not bucket bounds. */
+static void
+test_min_max_exact(void)
+{
+	uint64_t lo = UINT64_MAX, hi = 0;
+
+	hgw_hist_init(&h);
+	for (int i = 0; i < 10000; i++) {
+		uint64_t v = 1000 + rnd() % 1000000;
+
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
+		hgw_hist_record(&h, v);
+	}
+	HGW_CHECK_EQ(h.min, lo);
+	HGW_CHECK_EQ(h.max, hi);
+	HGW_CHECK_EQ(hgw_hist_percentile(&h, 100), hi);
+	HGW_CHECK(hgw_hist_percentile(&h, 0.0001) >= lo);
+}
+
+/* A == B: every bucket, count, min, max, sum. */
+static void
+check_same(const struct hgw_hist *a, const struct hgw_hist *b)
+{
+	uint32_t diff = 0;
+
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
+		if (a->b[i] != b->b[i] && diff++ < 5)
+			printf("# bucket %u: %" PRIu64 " != %" PRIu64 "\n", i,
+			       a->b[i], b->b[i]);
+	HGW_CHECK_EQ(diff, 0);
+	HGW_CHECK_EQ(a->count, b->count);
+	HGW_CHECK_EQ(a->min, b->min);
+	HGW_CHECK_EQ(a->max, b->max);
+	HGW_CHECK_EQ(a->sum, b->sum);
+}
+
+/* Values spread at random over three histograms (a fourth stays empty),
+ * merged in two different orders: both equal the histogram of them all. */
+static void
+test_merge_union(void)
+{
+	hgw_hist_init(&u);
+	for (int k = 0; k < 4; k++)
+		hgw_hist_init(&part[k]);
+	for (int i = 0; i < 100000; i++) {
+		uint64_t v = i == 500 ? 0 : i == 600 ? UINT64_MAX / 4 : rnd_latency();
+
+		hgw_hist_record(&part[rnd() % 3], v);
+		hgw_hist_record(&u, v);
+	}
+	hgw_hist_init(&m);
+	for (int k = 0; k < 4; k++)
+		hgw_hist_merge(&m, &part[k]);
+	check_same(&m, &u);
+	m = part[2];
+	hgw_hist_merge(&m, &part[3]);
+	hgw_hist_merge(&m, &part[0]);
+	hgw_hist_merge(&m, &part[1]);
+	check_same(&m, &u);
+	HGW_CHECK_EQ(m.min, 0);
+	HGW_CHECK_EQ(m.max, UINT64_MAX / 4);
+	/* empty into empty stays empty */
+	hgw_hist_init(&m);
+	hgw_hist_merge(&m, &part[3]);
+	HGW_CHECK_EQ(m.count, 0);
+	HGW_CHECK_EQ(m.min, UINT64_MAX);
+	HGW_CHECK_EQ(m.max, 0);
+}
+
+/* 0 and UINT64_MAX are counted; max stays exact beyond the top bucket. */
+static void
+test_zero_and_top(void)
+{
+	hgw_hist_init(&h);
+	hgw_hist_record(&h, 0);
+	hgw_hist_record(&h, 0);
+	hgw_hist_record(&h, 1ull << HGW_HIST_MAX_BITS);
+	hgw_hist_record(&h, UINT64_MAX);
+	HGW_CHECK_EQ(h.count, 4);
+	HGW_CHECK_EQ(h.b[0], 2);
+	HGW_CHECK_EQ(h.b[HGW_HIST_BUCKETS - 1], 2);
+	HGW_CHECK_EQ(h.min, 0);
+	HGW_CHECK_EQ(h.max, UINT64_MAX);
+	HGW_CHECK_EQ(hgw_hist_percentile(&h, 50), 0);
+	HGW_CHECK_EQ(hgw_hist_percentile(&h, 100), UINT64_MAX);
+	HGW_CHECK_EQ(hgw_hist_percentile(&h, 75), UINT64_MAX);
+}
+
 static void
 test_edges(void)
 {
@@ -84,12 +289,668 @@ test_edges(void)
 	HGW_CHECK_EQ(h.count, 2);
 }
 
-int
-main(void)
+/* One CSV row as read back. */
+struct row {
+	char text[64];		/* the value as written */
+	uint64_t count, cum;
+	double ccdf;
+};
+
+#define MAXROWS HGW_HIST_BUCKETS
+static struct row rows[MAXROWS + 1];
+
+/* Reads back what hgw_hist_write_csv wrote to f: checks the header and
+ * that every row has its four fields; returns the number of rows. */
+static size_t
+read_csv(FILE *f)
 {
+	char line[256];
+	size_t n = 0;
+
+	rewind(f);
+	HGW_CHECK(fgets(line, sizeof(line), f) != NULL);
+	HGW_CHECK(strcmp(line, "value,count,cumulative,ccdf\n") == 0);
+	while (n <= MAXROWS && fgets(line, sizeof(line), f) != NULL) {
+		struct row *r = &rows[n++];
+		int got = sscanf(line, "%63[^,],%" SCNu64 ",%" SCNu64 ",%lg",
+				 r->text, &r->count, &r->cum, &r->ccdf);
+
+		if (got != 4)
+			printf("# bad row: %s", line);
+		HGW_CHECK(got == 4);
+	}
+	return n;
+}
+
+/* The rows of hh written with scale 1: one per non-empty bucket, in
+ * order, value the bucket's top (max for the last), counts summing to
+ * count, cumulative rising by count, ccdf = (count - cumulative) / count
+ * to 9 digits, 0 on the last. */
+static void
+check_csv(const struct hgw_hist *hh)
+{
+	FILE *f = tmpfile();
+	uint64_t cum = 0;
+	size_t n, r = 0;
+
+	HGW_CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	HGW_CHECK_EQ(hgw_hist_write_csv(hh, f, 1.0), 0);
+	n = read_csv(f);
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++) {
+		if (hh->b[i] == 0)
+			continue;
+		if (r >= n) {
+			r++;
+			continue;
+		}
+		const struct row *w = &rows[r++];
+		uint64_t v = strtoull(w->text, NULL, 10);
+		uint64_t top = hgw_hist_bucket_high(i);
+		double want;
+
+		cum += hh->b[i];
+		want = (double)(hh->count - cum) / (double)hh->count;
+		HGW_CHECK_EQ(v, top < hh->max ? top : hh->max);
+		HGW_CHECK_EQ(w->count, hh->b[i]);
+		HGW_CHECK_EQ(w->cum, cum);
+		HGW_CHECK(fabs(w->ccdf - want) <= want * 1e-8);
+	}
+	HGW_CHECK_EQ(n, r);	/* one row per non-empty bucket */
+	if (n > 0) {
+		HGW_CHECK_EQ(rows[n - 1].cum, hh->count);
+		HGW_CHECK(rows[n - 1].ccdf == 0);
+		HGW_CHECK_EQ(strtoull(rows[n - 1].text, NULL, 10), hh->max);
+	}
+	for (size_t k = 1; k < n; k++) {
+		HGW_CHECK(rows[k].cum > rows[k - 1].cum);
+		HGW_CHECK(rows[k].ccdf <= rows[k - 1].ccdf);
+	}
+	fclose(f);
+}
+
+static void
+test_csv(void)
+{
+	hgw_hist_init(&h);
+	check_csv(&h);				/* header only */
+	for (int i = 0; i < 100000; i++)
+		hgw_hist_record(&h, rnd_latency());
+	hgw_hist_record(&h, 0);
+	check_csv(&h);
+	hgw_hist_record(&h, UINT64_MAX);	/* last row: max, exactly */
+	check_csv(&h);
+}
+
+/* hh written as JSON (json 1, named name) or CSV into s, NUL-terminated. */
+static void
+write_to(char *s, size_t len, const struct hgw_hist *hh, double scale,
+	 int json, const char *name)
+{
+	FILE *f = tmpfile();
+	size_t got;
+
+	s[0] = '\0';
+	HGW_CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	HGW_CHECK_EQ(json ? hgw_hist_write_json(hh, f, name, scale, "ns") :
+		     hgw_hist_write_csv(hh, f, scale), 0);
+	rewind(f);
+	got = fread(s, 1, len - 1, f);
+	s[got] = '\0';
+	fclose(f);
+}
+
+static char text[1 << 20];
+
+/* Prints s as TAP comments, one per line. */
+static void
+show(const char *what, const char *s)
+{
+	size_t len = strlen(s);
+
+	printf("# %s:\n# ", what);
+	for (size_t i = 0; i < len; i++)
+		if (s[i] == '\n' && i + 1 < len)
+			fputs("\n# ", stdout);
+		else
+			putchar(s[i]);
+	if (len == 0 || s[len - 1] != '\n')
+		putchar('\n');
+}
+
+static void
+check_text(const char *got, const char *want)
+{
+	if (strcmp(got, want) == 0)
+		return;
+	show("got", got);
+	show("wanted", want);
+	HGW_CHECK(0);
+}
+
+/* A 1e-7 tail keeps its digits; scaled values print without noise. */
+static void
+test_csv_digits(void)
+{
+	hgw_hist_init(&h);
+	for (int i = 0; i < 9999999; i++)
+		hgw_hist_record(&h, 100);
+	hgw_hist_record(&h, 1000000);
+	write_to(text, sizeof(text), &h, 1.0, 0, NULL);
+	check_text(text, "value,count,cumulative,ccdf\n"
+		   "100,9999999,9999999,1e-07\n"
+		   "1000000,1,10000000,0\n");
+	check_csv(&h);
+
+	hgw_hist_init(&h);
+	hgw_hist_record(&h, 3);
+	hgw_hist_record(&h, 30);
+	hgw_hist_record(&h, 1000);		/* bucket 1000..1007 */
+	write_to(text, sizeof(text), &h, 0.1, 0, NULL);
+	check_text(text, "value,count,cumulative,ccdf\n"
+		   "0.3,1,1,0.666666667\n"
+		   "3,1,2,0.333333333\n"
+		   "100,1,3,0\n");
+}
+
+/* Does s contain the JSON member "key": value (value as written)? */
+static int
+has_member(const char *s, const char *key, const char *value)
+{
+	char want[128];
+
+	snprintf(want, sizeof(want), "\"%s\": %s", key, value);
+	if (strstr(s, want) != NULL)
+		return 1;
+	printf("# JSON lacks %s\n", want);
+	return 0;
+}
+
+static void
+test_json(void)
+{
+	static const char *const pk[] = { "p50", "p90", "p99", "p99.9",
+					  "p99.99", "p99.999" };
+	static const double pv[] = { 50, 90, 99, 99.9, 99.99, 99.999 };
+	char v[32];
+	size_t nb = 0, brackets = 0;
+
+	hgw_hist_init(&h);
+	for (uint64_t x = 1; x <= 100000; x++)
+		hgw_hist_record(&h, x);
+	write_to(text, sizeof(text), &h, 1.0, 1, "rx \"to\" tx\\\n");
+	HGW_CHECK(has_member(text, "name", "\"rx \\\"to\\\" tx\\\\\\u000a\""));
+	HGW_CHECK(has_member(text, "unit", "\"ns\""));
+	HGW_CHECK(has_member(text, "count", "100000,"));
+	HGW_CHECK(has_member(text, "min", "1,"));
+	HGW_CHECK(has_member(text, "max", "100000,"));
+	HGW_CHECK(has_member(text, "mean", "50000.5,"));
+	for (unsigned int i = 0; i < 6; i++) {
+		snprintf(v, sizeof(v), "%" PRIu64, hgw_hist_percentile(&h, pv[i]));
+		HGW_CHECK(has_member(text, pk[i], v));
+	}
+	HGW_CHECK(has_member(text, "p99.999", "100000}"));
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
+		nb += h.b[i] != 0;
+	for (const char *p = strstr(text, "\"buckets\""); p && *p; p++)
+		brackets += *p == '[';
+	HGW_CHECK_EQ(brackets, nb + 1);
+	HGW_CHECK(has_member(text, "buckets", "[[1, 1], [2, 1], "));
+	HGW_CHECK(strstr(text, ", [100000, ") != NULL);	/* last: max */
+	HGW_CHECK(text[strlen(text) - 1] == '\n');
+
+	hgw_hist_init(&h);		/* empty */
+	write_to(text, sizeof(text), &h, 0.5, 1, NULL);
+	HGW_CHECK(has_member(text, "name", "\"\""));
+	HGW_CHECK(has_member(text, "count", "0,"));
+	HGW_CHECK(has_member(text, "min", "0,"));
+	HGW_CHECK(has_member(text, "mean", "0,"));
+	HGW_CHECK(has_member(text, "p50", "0,"));
+	HGW_CHECK(has_member(text, "buckets", "[]}"));
+
+	hgw_hist_record(&h, 7);		/* scaled */
+	hgw_hist_record(&h, 8);
+	write_to(text, sizeof(text), &h, 0.5, 1, "s");
+	HGW_CHECK(has_member(text, "min", "3.5,"));
+	HGW_CHECK(has_member(text, "mean", "3.75,"));
+	HGW_CHECK(has_member(text, "buckets", "[[3.5, 1], [4, 1]]}"));
+}
+
+/* A failed write is reported, not lost in the stdio buffer. */
+static void
+test_write_errors(void)
+{
+	FILE *f = fopen("/dev/full", "w");
+
+	hgw_hist_init(&h);
+	hgw_hist_record(&h, 5);
+	HGW_CHECK(f != NULL);
+	if (f != NULL) {
+		HGW_CHECK_EQ(hgw_hist_write_csv(&h, f, 1.0), -ENOSPC);
+		clearerr(f);
+		HGW_CHECK_EQ(hgw_hist_write_json(&h, f, "x", 1.0, "ns"), -ENOSPC);
+		fclose(f);
+	}
+	f = fopen("/dev/null", "r");	/* not open for writing */
+	HGW_CHECK(f != NULL);
+	if (f != NULL) {
+		HGW_CHECK(hgw_hist_write_csv(&h, f, 1.0) < 0);
+		clearerr(f);
+		HGW_CHECK(hgw_hist_write_json(&h, f, "x", 1.0, "ns") < 0);
+		fclose(f);
+	}
+}
+
+/*
+ * --scripts CCDF.SH: the files as other programs read them. python3 parses
+ * the JSON; scripts/ccdf.sh draws two runs from CSVs into a PNG. Neither
+ * tool missing is a pass: scripts/setup.sh installs both.
+ */
+static char dir[64];		/* scratch, removed when everything passed */
+static const char *ccdf_sh;
+static const char *const scratch[] = { "single.csv", "hedged.csv", "h.json",
+	"name.txt", "check.py", "ccdf.png", "bad.csv", "points.txt", "pixels.py" };
+static char out[1 << 16];
+
+/* dir/name in buf. */
+static const char *
+in_dir(char *buf, size_t len, const char *name)
+{
+	snprintf(buf, len, "%s/%s", dir, name);
+	return buf;
+}
+
+/* Runs cmd (/bin/sh, stderr into stdout), its output in out. Returns
+ * its exit status, -1 if it did not exit. */
+static int
+run(const char *cmd)
+{
+	char full[4096];
+	FILE *p;
+	size_t n;
+	int st;
+
+	snprintf(full, sizeof(full), "%s 2>&1", cmd);
+	p = popen(full, "r");
+	if (p == NULL)
+		return -1;
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	while (fread(text, 1, sizeof(text), p) > 0)
+		;
+	st = pclose(p);
+	return st != -1 && WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int
+write_file(const char *name, const char *data)
+{
+	char path[128];
+	FILE *f = fopen(in_dir(path, sizeof(path), name), "w");
+	int ok = f != NULL && fputs(data, f) >= 0;
+
+	if (f != NULL && fclose(f) != 0)
+		ok = 0;
+	return ok;
+}
+
+/* hh as CSV (json 0) or JSON into dir/name. */
+static int
+write_hist(const char *name, const struct hgw_hist *hh, int json,
+	   const char *label, double scale)
+{
+	char path[128];
+	FILE *f = fopen(in_dir(path, sizeof(path), name), "w");
+	int ret;
+
+	if (f == NULL)
+		return -errno;
+	ret = json ? hgw_hist_write_json(hh, f, label, scale, "ns") :
+		     hgw_hist_write_csv(hh, f, scale);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -errno;
+	return ret;
+}
+
+static void
+test_tools_installed(void)
+{
+	if (run("command -v gnuplot") != 0) {
+		printf("# gnuplot not found: install gnuplot-nox (scripts/setup.sh does)\n");
+		HGW_CHECK(0);
+	}
+	if (run("command -v python3") != 0) {
+		printf("# python3 not found (scripts/setup.sh installs it)\n");
+		HGW_CHECK(0);
+	}
+}
+
+/* Strict JSON (no NaN or Infinity), and the numbers C wrote. */
+static const char check_py[] =
+	"import json, sys\n"
+	"def bad(c):\n"
+	"    raise ValueError('not JSON: ' + c)\n"
+	"d = json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\n"
+	"name = open(sys.argv[2], encoding='utf-8').read()\n"
+	"want = [int(x) for x in sys.argv[3:]]\n"
+	"keys = ['count', 'min', 'max', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'p99.999']\n"
+	"got = [d[k] if k in d else d['percentiles'][k] for k in keys]\n"
+	"assert d['name'] == name, (d['name'], name)\n"
+	"assert d['unit'] == 'ns', d['unit']\n"
+	"assert got == want[:-1], (got, want)\n"
+	"b = d['buckets']\n"
+	"assert len(b) == want[-1], (len(b), want[-1])\n"
+	"assert sum(c for v, c in b) == d['count']\n"
+	"assert [v for v, c in b] == sorted(set(v for v, c in b))\n"
+	"assert b[-1][0] == d['max'] and b[0][0] == d['min']\n";
+
+static void
+test_json_python(void)
+{
+	static const double pv[] = { 50, 90, 99, 99.9, 99.99, 99.999 };
+	static const char name[] = "single \"hedged\" \\ \t\n\u00fc";
+	char cmd[2048], a[128], b[128], c[128];
+	size_t nb = 0;
+	int len;
+
+	hgw_hist_init(&h);
+	for (int i = 0; i < 50000; i++)
+		hgw_hist_record(&h, rnd_latency());
+	hgw_hist_record(&h, 0);
+	hgw_hist_record(&h, UINT64_MAX);
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
+		nb += h.b[i] != 0;
+	HGW_CHECK_EQ(write_hist("h.json", &h, 1, name, 1.0), 0);
+	HGW_CHECK(write_file("name.txt", name));
+	HGW_CHECK(write_file("check.py", check_py));
+
+	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null",
+		 in_dir(a, sizeof(a), "h.json"));
+	if (run(cmd) != 0) {
+		show("python3 -m json.tool", out);
+		HGW_CHECK(0);
+	}
+	len = snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s' %" PRIu64
+		       " %" PRIu64 " %" PRIu64, in_dir(a, sizeof(a), "check.py"),
+		       in_dir(b, sizeof(b), "h.json"),
+		       in_dir(c, sizeof(c), "name.txt"), h.count, h.min, h.max);
+	for (unsigned int i = 0; i < 6; i++)
+		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %" PRIu64,
+				hgw_hist_percentile(&h, pv[i]));
+	snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %zu", nb);
+	if (run(cmd) != 0) {
+		show(cmd, out);
+		HGW_CHECK(0);
+	}
+}
+
+/* Counts the pixels of each colour given (RRGGBB) in a PNG (8-bit RGB,
+ * RGBA or palette, as gnuplot's pngcairo and png terminals write) and
+ * fails if one has fewer than the minimum: a line 2 pixels wide across
+ * the chart has thousands, the key's sample of it under a hundred. */
+static const char pixels_py[] =
+	"import struct, sys, zlib\n"
+	"d = open(sys.argv[1], 'rb').read()\n"
+	"assert d[:8] == b'\\x89PNG\\r\\n\\x1a\\n'\n"
+	"pos, idat, plte = 8, b'', []\n"
+	"while pos < len(d):\n"
+	"    n, t = struct.unpack('>I4s', d[pos:pos + 8])\n"
+	"    body = d[pos + 8:pos + 8 + n]\n"
+	"    if t == b'IHDR':\n"
+	"        w, h, depth, ctype, _, _, lace = struct.unpack('>IIBBBBB', body)\n"
+	"    elif t == b'PLTE':\n"
+	"        plte = [body[i:i + 3] for i in range(0, n, 3)]\n"
+	"    elif t == b'IDAT':\n"
+	"        idat += body\n"
+	"    pos += 12 + n\n"
+	"assert depth == 8 and lace == 0 and ctype in (2, 3, 6), (depth, ctype, lace)\n"
+	"bpp = {2: 3, 3: 1, 6: 4}[ctype]\n"
+	"raw, stride, prev = zlib.decompress(idat), w * bpp, bytearray(w * bpp)\n"
+	"want = {bytes.fromhex(c): 0 for c in sys.argv[3:]}\n"
+	"for y in range(h):\n"
+	"    f = raw[y * (stride + 1)]\n"
+	"    row = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])\n"
+	"    for i in range(stride):\n"
+	"        a = row[i - bpp] if i >= bpp else 0\n"
+	"        b = prev[i]\n"
+	"        c = prev[i - bpp] if i >= bpp else 0\n"
+	"        if f == 1:\n"
+	"            row[i] = (row[i] + a) & 255\n"
+	"        elif f == 2:\n"
+	"            row[i] = (row[i] + b) & 255\n"
+	"        elif f == 3:\n"
+	"            row[i] = (row[i] + (a + b) // 2) & 255\n"
+	"        elif f == 4:\n"
+	"            p = a + b - c\n"
+	"            pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)\n"
+	"            row[i] = (row[i] + (a if pa <= pb and pa <= pc else b if pb <= pc else c)) & 255\n"
+	"    prev = row\n"
+	"    for x in range(w):\n"
+	"        px = bytes(plte[row[x]]) if ctype == 3 else bytes(row[x * bpp:x * bpp + 3])\n"
+	"        if px in want:\n"
+	"            want[px] += 1\n"
+	"print(' '.join('#%s %d px' % (k.hex(), v) for k, v in want.items()))\n"
+	"sys.exit(0 if min(want.values()) >= int(sys.argv[2]) else 1)\n";
+
+/* The points ccdf.sh --points says it drew for label, against hh written
+ * with scale: per non-empty bucket of value above 0 (a log axis has no
+ * 0), (value, nines) with nines = -log10(fraction above value), the last
+ * (ccdf 0, the max) capped at log10(count); before them, the first value
+ * at the nines below it, where its step starts. */
+static double want_x[HGW_HIST_BUCKETS + 1], want_y[HGW_HIST_BUCKETS + 1];
+
+static void
+check_points(const char *file, const char *label, const struct hgw_hist *hh,
+	     double scale)
+{
+	char line[256], l[64];
+	double x, y, below = 0, n = (double)hh->count;
+	uint64_t cum = 0;
+	int nwant = 0, npts = 0, bad = 0;
+	FILE *f;
+
+	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++) {
+		if (hh->b[i] == 0)
+			continue;
+		uint64_t top = hgw_hist_bucket_high(i);
+		double v = (double)(top < hh->max ? top : hh->max) * scale;
+		double nines;
+
+		cum += hh->b[i];
+		nines = cum < hh->count ? -log10((n - (double)cum) / n) : log10(n);
+		if (v > 0) {
+			if (nwant == 0) {
+				want_x[nwant] = v;
+				want_y[nwant++] = below;
+			}
+			want_x[nwant] = v;
+			want_y[nwant++] = nines;
+		}
+		below = nines;
+	}
+	f = fopen(file, "r");
+	HGW_CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%63[^\t]\t%lg\t%lg", l, &x, &y) != 3) {
+			printf("# bad line: %s", line);
+			bad++;
+		} else if (strcmp(l, label) == 0) {
+			if (npts >= nwant || fabs(x - want_x[npts]) > want_x[npts] * 1e-12 ||
+			    fabs(y - want_y[npts]) > 1e-7) {
+				if (bad++ < 5)
+					printf("# %s point %d: (%.15g, %.9g), wanted (%.15g, %.9g)\n",
+					       label, npts, x, y, npts < nwant ? want_x[npts] : 0,
+					       npts < nwant ? want_y[npts] : 0);
+			}
+			npts++;
+		}
+	}
+	fclose(f);
+	HGW_CHECK_EQ(bad, 0);
+	HGW_CHECK_EQ(npts, nwant);
+	HGW_CHECK(nwant > 2 && fabs(want_y[nwant - 1] - log10(n)) < 1e-12);
+}
+
+/* Two runs, single and hedged (the faster of two replicas), drawn on one
+ * chart: the script prints the PNG's path, the file is a 1000x600 PNG
+ * with both lines in it, and the points drawn are those of the
+ * histograms (values 0 left out of the log axis, the max at the top of
+ * its curve). */
+static void
+test_ccdf_png(void)
+{
+	static const unsigned char magic[8] = { 0x89, 'P', 'N', 'G', '\r', '\n',
+						0x1a, '\n' };
+	char cmd[2048], png[128], s1[128], s2[128], pts[128];
+	unsigned char head[24];
+	FILE *f;
+	long size = 0;
+
+	hgw_hist_init(&h);
+	hgw_hist_init(&h2);
+	for (int i = 0; i < 200000; i++) {
+		uint64_t x = rnd_latency(), y = rnd_latency();
+
+		hgw_hist_record(&h, x);
+		hgw_hist_record(&h2, x < y ? x : y);
+	}
+	hgw_hist_record(&h2, 0);
+	HGW_CHECK_EQ(write_hist("single.csv", &h, 0, NULL, 0.4), 0);
+	HGW_CHECK_EQ(write_hist("hedged.csv", &h2, 0, NULL, 0.4), 0);
+	in_dir(png, sizeof(png), "ccdf.png");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' 'single=%s' 'hedged (2 replicas)=%s'"
+		 " --title 'single vs hedged' --unit ns --points '%s'", ccdf_sh, png,
+		 in_dir(s1, sizeof(s1), "single.csv"),
+		 in_dir(s2, sizeof(s2), "hedged.csv"),
+		 in_dir(pts, sizeof(pts), "points.txt"));
+	if (run(cmd) != 0) {
+		show(cmd, out);
+		HGW_CHECK(0);
+		return;
+	}
+	HGW_CHECK(strncmp(out, png, strlen(png)) == 0 &&
+		  strcmp(out + strlen(png), "\n") == 0);
+	f = fopen(png, "rb");
+	HGW_CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	HGW_CHECK(fread(head, 1, sizeof(head), f) == sizeof(head));
+	HGW_CHECK(memcmp(head, magic, sizeof(magic)) == 0);
+	HGW_CHECK(memcmp(head + 12, "IHDR", 4) == 0);
+	HGW_CHECK_EQ((uint32_t)head[16] << 24 | (uint32_t)head[17] << 16 |
+		     (uint32_t)head[18] << 8 | head[19], 1000);
+	HGW_CHECK_EQ((uint32_t)head[20] << 24 | (uint32_t)head[21] << 16 |
+		     (uint32_t)head[22] << 8 | head[23], 600);
+	if (fseek(f, 0, SEEK_END) == 0)
+		size = ftell(f);
+	printf("# %s: %ld bytes\n", png, size);
+	HGW_CHECK(size > 1000);
+	fclose(f);
+	check_points(pts, "single", &h, 0.4);
+	check_points(pts, "hedged (2 replicas)", &h2, 0.4);
+
+	/* both lines drawn: the first two colours of ccdf.sh's palette */
+	HGW_CHECK(write_file("pixels.py", pixels_py));
+	snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' 300 9400d3 009e73",
+		 in_dir(s1, sizeof(s1), "pixels.py"), png);
+	if (run(cmd) != 0)
+		HGW_CHECK(0);
+	show("line pixels", out);
+}
+
+/* Exit status and one line on stderr, naming the problem. */
+static void
+expect_error(const char *cmd, int status, const char *msg)
+{
+	int got = run(cmd);
+	const char *nl = strchr(out, '\n');
+
+	if (got != status || strstr(out, msg) == NULL || nl == NULL ||
+	    nl[1] != '\0') {
+		printf("# wanted status %d and one line with \"%s\"\n", status, msg);
+		show(cmd, out);
+		HGW_CHECK(0);
+	}
+}
+
+static void
+test_ccdf_errors(void)
+{
+	char cmd[2048], png[128], s1[128], miss[128], bad[128];
+
+	in_dir(png, sizeof(png), "ccdf.png");
+	in_dir(s1, sizeof(s1), "single.csv");
+	in_dir(miss, sizeof(miss), "missing.csv");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' 'a=%s' 'b=%s'", ccdf_sh, png, s1, miss);
+	expect_error(cmd, 1, "ccdf.sh: no such file: ");
+	snprintf(cmd, sizeof(cmd), "GNUPLOT=/nonexistent/gnuplot '%s' '%s' 'a=%s'",
+		 ccdf_sh, png, s1);
+	expect_error(cmd, 1, "ccdf.sh: gnuplot not found");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' '%s'", ccdf_sh, png, s1);
+	expect_error(cmd, 1, "is not LABEL=FILE.csv");
+	HGW_CHECK(write_file("bad.csv", "latency,n\n1,2\n"));
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' 'a=%s'", ccdf_sh, png,
+		 in_dir(bad, sizeof(bad), "bad.csv"));
+	expect_error(cmd, 1, "not a hgw_hist_write_csv file");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s'", ccdf_sh, png);
+	expect_error(cmd, 2, "usage: ");
+}
+
+static int
+scripts_main(const char *script)
+{
+	char path[128];
+
+	ccdf_sh = script;
+	if (strchr(script, '\'') != NULL || access(script, X_OK) != 0) {
+		printf("Bail out! %s: not an executable script path\n", script);
+		return 1;
+	}
+	snprintf(dir, sizeof(dir), "/tmp/hgw-latency.XXXXXX");
+	if (mkdtemp(dir) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	HGW_TEST(test_tools_installed);
+	HGW_TEST(test_json_python);
+	HGW_TEST(test_ccdf_png);
+	HGW_TEST(test_ccdf_errors);
+	if (hgw_test_failed == 0) {
+		for (unsigned int i = 0; i < sizeof(scratch) / sizeof(scratch[0]); i++)
+			unlink(in_dir(path, sizeof(path), scratch[i]));
+		rmdir(dir);
+	} else {
+		printf("# files kept in %s\n", dir);
+	}
+	return hgw_test_done();
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc == 3 && strcmp(argv[1], "--scripts") == 0)
+		return scripts_main(argv[2]);
+	if (argc != 1) {
+		fprintf(stderr, "usage: %s [--scripts CCDF.SH]\n", argv[0]);
+		return 2;
+	}
 	HGW_TEST(test_buckets);
 	HGW_TEST(test_uniform);
 	HGW_TEST(test_tail_and_merge);
 	HGW_TEST(test_edges);
+	HGW_TEST(test_exact_uniform);
+	HGW_TEST(test_exact_exponential);
+	HGW_TEST(test_min_max_exact);
+	HGW_TEST(test_merge_union);
+	HGW_TEST(test_zero_and_top);
+	HGW_TEST(test_csv);
+	HGW_TEST(test_csv_digits);
+	HGW_TEST(test_json);
+	HGW_TEST(test_write_errors);
 	return hgw_test_done();
 }
