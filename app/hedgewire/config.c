@@ -21,8 +21,8 @@ enum key_type {
 	KEY_CHAR,	/* one printable character, in a uint32_t */
 	KEY_STR,	/* a string of up to max bytes (the field's size) */
 	KEY_DISABLE,	/* [risk] disable: symbols, checked by the risk module */
-	KEY_RXMODE,	/* [rx] mode: queues | fanout | flow-mirror */
-	KEY_DEDUP,	/* [run] dedup: claim | tx-lcore | downstream | none */
+	KEY_ENUM,	/* one of the key's names, stored as its index (uint32_t) */
+	KEY_DOUBLE,	/* a positive decimal number, in [min, max] */
 };
 
 static const char *const dedup_modes[] = {
@@ -38,6 +38,12 @@ static const char *const rx_modes[] = {
 	[HGW_RX_FLOW_MIRROR] = "flow-mirror",
 };
 
+static const char *const pace_modes[] = {
+	[HGW_PACE_OFF] = "off",
+	[HGW_PACE_PCAP] = "pcap",
+	[HGW_PACE_RATE] = "rate",
+};
+
 struct key {
 	const char *section;
 	const char *name;
@@ -45,13 +51,18 @@ struct key {
 	size_t offset;
 	uint64_t min, max;
 	const char *def;      /* default, parsed like a file value */
+	const char *const *names;	/* KEY_ENUM: the values, by index */
+	uint32_t nnames;
 };
 
 #define K(sec, nm, ty, field, lo, hi, dflt) \
-	{ sec, nm, ty, offsetof(struct hgw_config, field), lo, hi, dflt }
+	{ sec, nm, ty, offsetof(struct hgw_config, field), lo, hi, dflt, NULL, 0 }
+#define KE(sec, nm, field, tbl, dflt) \
+	{ sec, nm, KEY_ENUM, offsetof(struct hgw_config, field), 0, 0, dflt, \
+	  tbl, RTE_DIM(tbl) }
 #define KS(sec, nm, ty, field, dflt) \
 	{ sec, nm, ty, offsetof(struct hgw_config, field), 0, \
-	  sizeof(((struct hgw_config *)0)->field) - 1, dflt }
+	  sizeof(((struct hgw_config *)0)->field) - 1, dflt, NULL, 0 }
 
 /* The one list of keys. conf/demo.ini documents each of them. */
 static const struct key keys[] = {
@@ -61,7 +72,7 @@ static const struct key keys[] = {
 	K("book", "instruments", KEY_U32, book.max_instruments, 1, 65536, "8192"),
 	K("book", "orders",   KEY_U32,  book.max_orders, 1, 1u << 30, "1048576"),
 	K("book", "levels",   KEY_U32,  book.max_levels, 1, 65536, "256"),
-	K("rx",   "mode",     KEY_RXMODE, rx_mode, 0, 0, "queues"),
+	KE("rx",  "mode",     rx_mode, rx_modes, "queues"),
 	K("rx",   "ring_size", KEY_U32, ring_size, 64, 65536, "4096"),
 	K("rx",   "port",     KEY_U16,  rx_port, 0, RTE_MAX_ETHPORTS - 1, "0"),
 	K("rx",   "burst",    KEY_U16,  burst, 1, 512, "32"),
@@ -93,9 +104,14 @@ static const struct key keys[] = {
 	KS("order", "journal", KEY_STR, journal, ""),
 	K("order", "journal_ring", KEY_U32, journal_ring, 1024, 1u << 22, "65536"),
 	K("run",  "workers",  KEY_U32,  workers, 1, HGW_MAX_WORKERS, "1"),
-	K("run",  "dedup",    KEY_DEDUP, dedup, 0, 0, "claim"),
+	KE("run", "dedup",    dedup, dedup_modes, "claim"),
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
 	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),
+	KE("replay", "pace",  pace, pace_modes, "off"),
+	K("replay", "speed",  KEY_DOUBLE, speed, 0, 1000000, "1"),
+	K("replay", "pps",    KEY_U32,  pps, 1, 100000000, "100000"),
+	K("replay", "start_delay_ms", KEY_U32, start_delay_ms, 1, 60000, "200"),
+	K("replay", "miss_us", KEY_U32, miss_us, 1, 60000000, "1000"),
 };
 
 static const struct key *
@@ -157,26 +173,41 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 		else
 			*(uint64_t *)field = v;
 		return 0;
-	case KEY_RXMODE:
-		for (uint32_t m = 0; m < RTE_DIM(rx_modes); m++)
-			if (strcmp(value, rx_modes[m]) == 0) {
+	case KEY_ENUM: {
+		char list[256];
+		size_t off = 0;
+
+		for (uint32_t m = 0; m < k->nnames; m++)
+			if (strcmp(value, k->names[m]) == 0) {
 				*(uint32_t *)field = m;
 				return 0;
 			}
+		for (uint32_t m = 0; m < k->nnames && off < sizeof(list); m++)
+			off += (size_t)snprintf(list + off, sizeof(list) - off,
+						"%s%s", m == 0 ? "" :
+						m + 1 == k->nnames ? " or " : ", ",
+						k->names[m]);
 		snprintf(err, errlen,
-			 "%s: bad value for [%s] %s: '%s' (expected queues, fanout or flow-mirror)",
-			 where, k->section, k->name, value);
+			 "%s: bad value for [%s] %s: '%s' (expected %s)",
+			 where, k->section, k->name, value, list);
 		return -1;
-	case KEY_DEDUP:
-		for (uint32_t m = 0; m < RTE_DIM(dedup_modes); m++)
-			if (strcmp(value, dedup_modes[m]) == 0) {
-				*(uint32_t *)field = m;
-				return 0;
-			}
-		snprintf(err, errlen,
-			 "%s: bad value for [%s] %s: '%s' (expected claim, tx-lcore, downstream or none)",
-			 where, k->section, k->name, value);
-		return -1;
+	}
+	case KEY_DOUBLE: {
+		char *end;
+		double d;
+
+		errno = 0;
+		d = strtod(value, &end);
+		if (*value == '\0' || errno != 0 || *end != '\0' || !(d > 0) ||
+		    d > (double)k->max) {
+			snprintf(err, errlen,
+				 "%s: bad value for [%s] %s: '%s' (expected a number above 0, at most %" PRIu64 ")",
+				 where, k->section, k->name, value, k->max);
+			return -1;
+		}
+		*(double *)field = d;
+		return 0;
+	}
 	case KEY_MAC:
 		if (hgw_parse_mac(value, field) < 0) {
 			snprintf(err, errlen,
@@ -371,13 +402,13 @@ hgw_config_print(const struct hgw_config *c, FILE *out)
 			fprintf(out, "%s = %c\n", k->name,
 				(char)*(const uint32_t *)field);
 			break;
-		case KEY_RXMODE:
+		case KEY_ENUM:
 			fprintf(out, "%s = %s\n", k->name,
-				rx_modes[*(const uint32_t *)field]);
+				k->names[*(const uint32_t *)field]);
 			break;
-		case KEY_DEDUP:
-			fprintf(out, "%s = %s\n", k->name,
-				dedup_modes[*(const uint32_t *)field]);
+		case KEY_DOUBLE:
+			fprintf(out, "%s = %g\n", k->name,
+				*(const double *)field);
 			break;
 		case KEY_STR:
 		case KEY_DISABLE:

@@ -32,6 +32,13 @@ enum hgw_rx_mode {
 	HGW_RX_FLOW_MIRROR,  /* rte_flow mirrors the feed to every worker's queue */
 };
 
+/* Paced replay: when each frame is released to the workers. */
+enum hgw_pace {
+	HGW_PACE_OFF,        /* as fast as it comes; arrival = rx_burst return */
+	HGW_PACE_PCAP,       /* t0 + (ts_i - ts_0) / speed, pcap timestamps */
+	HGW_PACE_RATE,       /* t0 + i / pps */
+};
+
 struct hgw_config {
 	struct hgw_feed_conf feed;
 	struct hgw_book_conf book;
@@ -75,6 +82,13 @@ struct hgw_config {
 	uint32_t dedup;           /* HGW_DEDUP_MODE_* */
 	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */
 	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
+
+	/* [replay] */
+	uint32_t pace;            /* HGW_PACE_* */
+	double speed;             /* pcap pace: timeline speed factor */
+	uint32_t pps;             /* rate pace: frames per second */
+	uint32_t start_delay_ms;  /* t0 = launch + this (every worker alike) */
+	uint32_t miss_us;         /* a later order counts as a miss */
 };
 
 /* Fill c with every key's default. */

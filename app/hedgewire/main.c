@@ -9,6 +9,7 @@
  * signal or an idle feed, then stops the workers and prints the summary.
  */
 #include <errno.h>
+#include <limits.h>
 #include <getopt.h>
 #include <pthread.h>
 #include <inttypes.h>
@@ -31,6 +32,7 @@
 #include <rte_memory.h>
 #include <rte_memzone.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_ring.h>
 #include <rte_telemetry.h>
 
@@ -73,6 +75,7 @@ struct inject_arg {
 struct app_args {
 	const char *config;
 	const char *dump_book;
+	const char *latency;
 	int print_config;
 	struct inject_arg inject[2];
 };
@@ -85,6 +88,8 @@ usage(FILE *out)
 		"  -c, --config FILE     INI configuration (see conf/demo.ini)\n"
 		"  --set SEC.KEY=VALUE   override one configuration key (repeatable)\n"
 		"  --dump-book FILE      write every instrument's best bid/ask at exit\n"
+		"  --latency PREFIX      write the sent orders' latency histogram as\n"
+		"                        PREFIX.csv and PREFIX.json (ns; scripts/ccdf.sh)\n"
 		"  --print-config        print the effective configuration and exit\n"
 		"  --inject-stall W,US,N test: worker W freezes US microseconds at\n"
 		"                        random messages, one every N on average\n"
@@ -122,6 +127,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		{ "config", required_argument, NULL, 'c' },
 		{ "set", required_argument, NULL, 's' },
 		{ "dump-book", required_argument, NULL, 'd' },
+		{ "latency", required_argument, NULL, 'L' },
 		{ "print-config", no_argument, NULL, 'p' },
 		{ "inject-stall", required_argument, NULL, 'S' },
 		{ "inject-stop", required_argument, NULL, 'X' },
@@ -149,6 +155,9 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 			break;
 		case 'd':
 			a->dump_book = optarg;
+			break;
+		case 'L':
+			a->latency = optarg;
 			break;
 		case 'p':
 			a->print_config = 1;
@@ -181,7 +190,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
  * TX queues. */
 static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
-	   struct rte_mempool *rx_pool, const char *what)
+	   struct rte_mempool *rx_pool, uint64_t rx_offloads, const char *what)
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf pconf;
@@ -203,6 +212,9 @@ port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
 		    "(%s has %u; with net_pcap add one tx_pcap per worker)",
 		    ntx, ntx, port, info.driver_name, info.max_tx_queues);
 	memset(&pconf, 0, sizeof(pconf));
+	/* wanted where offered; net_pcap stamps without offering it, and
+	 * whoever needs a stamp checks the mbuf field after the start */
+	pconf.rxmode.offloads = rx_offloads & info.rx_offload_capa;
 	rc = rte_eth_dev_configure(port, nrx, ntx, &pconf);
 	if (rc != 0)
 		die("port %u: configure with %u RX / %u TX queues failed: %s",
@@ -324,12 +336,17 @@ ports_setup(const struct hgw_config *c, int trading)
 	/* fanout: one RX queue for the RX lcore; else one per worker */
 	uint16_t nrx = c->rx_mode == HGW_RX_FANOUT ? 1 : nw;
 
+	/* pcap pace: the frames' capture times, in the mbuf */
+	uint64_t offl = c->pace == HGW_PACE_PCAP ? RTE_ETH_RX_OFFLOAD_TIMESTAMP : 0;
+
 	if (!trading || c->tx_port == c->rx_port) {
 		port_start(c->rx_port, nrx, trading ? ntx : 0, c->rx_desc, pool,
-			   "[rx] port");
+			   offl, "[rx] port");
 	} else {
-		port_start(c->rx_port, nrx, 0, c->rx_desc, pool, "[rx] port");
-		port_start(c->tx_port, 0, ntx, c->rx_desc, pool, "[order] port");
+		port_start(c->rx_port, nrx, 0, c->rx_desc, pool, offl,
+			   "[rx] port");
+		port_start(c->tx_port, 0, ntx, c->rx_desc, pool, 0,
+			   "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)
 		flow_mirror(c);
@@ -655,6 +672,42 @@ fanout_init(const struct hgw_config *c)
 	return rte_get_next_lcore(lcore, 1, 0);
 }
 
+/* Paced replay: every worker gets the same t0, start_delay_ms from now,
+ * so all of them are launched and waiting before the first deadline. */
+static void
+pace_init(struct hgw_worker *w, const struct hgw_config *c)
+{
+	const uint64_t hz = rte_get_tsc_hz();
+	uint64_t t0 = rte_rdtsc() + hz / 1000 * c->start_delay_ms;
+	uint64_t miss = hz / 1000000 * c->miss_us;
+	int off = -1;
+	uint64_t flag = 0;
+
+	if (c->pace == HGW_PACE_PCAP) {
+		int bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME,
+						  NULL);
+
+		off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME,
+					       NULL);
+		if (off < 0 || bit < 0)
+			die("[replay] pace = pcap: port %u gives no RX timestamps "
+			    "(use pace = rate)", c->rx_port);
+		flag = RTE_BIT64(bit);
+	}
+	txlcore.out.miss_tsc = miss;
+	for (uint32_t i = 0; i < c->workers; i++) {
+		w[i].out.miss_tsc = miss;
+		w[i].pace = c->pace;
+		w[i].ts_offset = off;
+		w[i].ts_flag = flag;
+		if (c->pace == HGW_PACE_PCAP)
+			/* net_pcap stamps microseconds */
+			hgw_pacer_init_pcap(&w[i].pacer, t0, hz, 1e6, c->speed);
+		else
+			hgw_pacer_init_rate(&w[i].pacer, t0, hz, c->pps);
+	}
+}
+
 static void
 workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	     const struct trading *t)
@@ -730,6 +783,31 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	}
 	/* tx-lcore: the lcore after the workers */
 	txlcore_lcore = lcore;
+	pace_init(w, c);
+}
+
+/* PREFIX.csv and PREFIX.json of a histogram of TSC cycles, in ns. */
+static void
+latency_files(const struct hgw_hist *h, const char *prefix)
+{
+	const double ns = 1e9 / (double)rte_get_tsc_hz();
+	char path[PATH_MAX];
+	FILE *f;
+
+	for (int json = 0; json < 2; json++) {
+		int rc;
+
+		snprintf(path, sizeof(path), "%s.%s", prefix, json ? "json" : "csv");
+		f = fopen(path, "w");
+		if (f == NULL)
+			die("--latency: cannot write %s: %s", path, strerror(errno));
+		rc = json ? hgw_hist_write_json(h, f, "orders sent", ns, "ns") :
+			    hgw_hist_write_csv(h, f, ns);
+		if (fclose(f) != 0 && rc == 0)
+			rc = -errno;
+		if (rc < 0)
+			die("--latency: cannot write %s: %s", path, strerror(-rc));
+	}
 }
 
 static void
@@ -811,6 +889,7 @@ print_sender(const struct hgw_sender *s, uint64_t pool_empty)
 	printf("  %-22s %" PRIu64 "\n", "tx_full", s->tx.tx_full);
 	printf("  %-22s %" PRIu64 "\n", "tx_pool_empty", pool_empty);
 	printf("  %-22s %" PRIu64 "\n", "journal_full", s->tx.journal_full);
+	printf("  %-22s %" PRIu64 "\n", "misses", s->misses);
 	hgw_hist_print(&s->rx_to_tx, stdout, "rx_to_tx",
 		       1e9 / (double)rte_get_tsc_hz(),
 		       "ns, rx_burst return to tx_burst, per order");
@@ -834,6 +913,12 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 	printf("  %-22s %" PRIu64 "\n", "gap_messages", f->gap_messages);
 	printf("  %-22s %" PRIu64 "\n", "dup_messages", f->dup_messages);
 	printf("  %-22s %" PRIu64 "\n", "rx_multiseg", w->rx.multiseg);
+	if (w->pace != HGW_PACE_OFF)
+		printf("  paced: %" PRIu64 " frames picked up after their "
+		       "deadline (worst %.1f us late), %" PRIu64 " without a "
+		       "timestamp\n", w->pace_late,
+		       (double)w->pace_late_max * 1e6 / (double)rte_get_tsc_hz(),
+		       w->pace_no_ts);
 	for (int d = 0; d < HGW_FEED_DROP_MAX; d++)
 		if (f->drops[d] != 0)
 			printf("  drop %-17s %" PRIu64 "\n",
@@ -1018,19 +1103,33 @@ main(int argc, char **argv)
 		       txlcore_lcore, txlcore.out.tx.orders, txlcore.races_lost,
 		       txlcore.filter.invalid);
 	}
-	if (trade && !txl && conf.workers > 1) {
-		/* every order that left, whichever worker sent it: with claim
-		 * the winners, otherwise every copy */
+	if (trade) {
+		/* Every order that left, whichever worker sent it: with one
+		 * worker, claim or tx-lcore the first copy of each trigger,
+		 * otherwise every copy. */
 		static struct hgw_hist all;
+		uint64_t misses = 0;
 
 		hgw_hist_init(&all);
-		for (uint32_t i = 0; i < conf.workers; i++)
+		if (txl) {
+			hgw_hist_merge(&all, &txlcore.out.rx_to_tx);
+			misses = txlcore.out.misses;
+		}
+		for (uint32_t i = 0; i < conf.workers && !txl; i++) {
 			hgw_hist_merge(&all, &workers[i].out.rx_to_tx);
-		hgw_hist_print(&all, stdout, "sent rx_to_tx",
-			       1e9 / (double)rte_get_tsc_hz(),
-			       conf.dedup == HGW_DEDUP_MODE_CLAIM ?
-			       "ns, every worker, the orders it sent" :
-			       "ns, every worker, every copy sent");
+			misses += workers[i].out.misses;
+		}
+		if (conf.workers > 1) {
+			printf("sent misses %" PRIu64 " (later than [replay] "
+			       "miss_us = %u)\n", misses, conf.miss_us);
+			hgw_hist_print(&all, stdout, "sent rx_to_tx",
+				       1e9 / (double)rte_get_tsc_hz(),
+				       conf.dedup == HGW_DEDUP_MODE_CLAIM || txl ?
+				       "ns, every worker, the orders it sent" :
+				       "ns, every worker, every copy sent");
+		}
+		if (args.latency != NULL)
+			latency_files(&all, args.latency);
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		const struct hgw_inject *j = &workers[i].inject;

@@ -5,6 +5,7 @@
  */
 #include <rte_ethdev.h>
 #include <rte_mbuf.h>
+#include <rte_mbuf_dyn.h>
 #include <rte_prefetch.h>
 #include <rte_ring.h>
 
@@ -69,7 +70,10 @@ sender_flush(struct hgw_sender *s)
 		return;
 	now = rte_rdtsc();
 	for (uint16_t i = 0; i < n; i++) {
-		hgw_hist_record(&s->rx_to_tx, now - s->rx_tsc[i]);
+		uint64_t lat = now - s->rx_tsc[i];
+
+		hgw_hist_record(&s->rx_to_tx, lat);
+		s->misses += lat > s->miss_tsc;
 		if (s->journal != NULL) {
 			struct hgw_journal_rec *r = &s->jrec[i];
 
@@ -233,6 +237,45 @@ flush_batch(struct hgw_worker *w)
 	w->nbatch = 0;
 }
 
+/* Paced replay: each frame waits for its release deadline (the same on
+ * every worker) and is processed alone, its arrival being the deadline.
+ * A worker already past it goes on at once and the lateness shows in the
+ * latency. The wait ends early on stop, so a stop is never held up. */
+static inline void
+poll_paced(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t due, now;
+
+		if (w->pace == HGW_PACE_RATE) {
+			due = hgw_pacer_rate(&w->pacer);
+		} else if (w->ts_offset >= 0 && (m->ol_flags & w->ts_flag)) {
+			due = hgw_pacer_pcap(&w->pacer,
+				*RTE_MBUF_DYNFIELD(m, w->ts_offset,
+						   const rte_mbuf_timestamp_t *));
+		} else {
+			w->pace_no_ts++;
+			due = rte_rdtsc();
+		}
+		now = rte_rdtsc();
+		if (now > due) {
+			w->pace_late++;
+			if (now - due > w->pace_late_max)
+				w->pace_late_max = now - due;
+		}
+		while (now < due &&
+		       !atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
+			rte_pause();
+			now = rte_rdtsc();
+		}
+		/* due, unless a stop cut the wait short */
+		w->rx_tsc = RTE_MIN(due, now);
+		decode_frame(w, m);
+		flush_batch(w);
+	}
+}
+
 /* Receive and process one burst; returns the number of frames. */
 static inline uint16_t
 poll_once(struct hgw_worker *w)
@@ -248,6 +291,10 @@ poll_once(struct hgw_worker *w)
 	w->rx_tsc = rte_rdtsc();
 	w->rx.bursts++;
 	w->rx.mbufs += n;
+	if (w->pace != HGW_PACE_OFF) {
+		poll_paced(w, pkts, n);
+		goto done;
+	}
 	for (uint16_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
 	for (uint16_t i = 0; i < n; i++) {
@@ -260,6 +307,7 @@ poll_once(struct hgw_worker *w)
 		decode_frame(w, pkts[i]);
 	}
 	flush_batch(w);
+done:
 	rte_pktmbuf_free_bulk(pkts, n);
 	/* Single writer: a plain load + store, no locked RMW. */
 	atomic_store_explicit(&w->shared.frames,

@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "journal.h"
+#include "pace.h"
 #include "hgw_book.h"
 #include "hgw_dedup.h"
 #include "hgw_feed.h"
@@ -51,8 +52,12 @@ struct hgw_sender {
 	uint32_t n;
 	struct rte_ring *journal;       /* NULL: no journal */
 	struct hgw_worker_tx_stats tx;
-	/* arrival (rx_burst return) -> handed to tx_burst, TSC cycles */
+	/* arrival (rx_burst return, or the paced release deadline) ->
+	 * handed to tx_burst, TSC cycles; later than miss_tsc: a miss
+	 * (still in the histogram) */
 	struct hgw_hist rx_to_tx;
+	uint64_t miss_tsc;
+	uint64_t misses;
 	uint64_t rx_tsc[HGW_WORKER_TXQ];
 	struct rte_mbuf *m[HGW_WORKER_TXQ];
 	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];
@@ -186,8 +191,17 @@ struct hgw_worker {
 	uint16_t batch_session[HGW_WORKER_BATCH];
 	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
 
-	/* TSC when the current burst's rx_burst returned (its arrival) */
+	/* Arrival of the frame being processed: the TSC when its rx_burst
+	 * returned, or with paced replay its release deadline */
 	uint64_t rx_tsc;
+	/* Paced replay ([replay] pace; HGW_PACE_OFF: not paced) */
+	uint32_t pace;
+	struct hgw_pacer pacer;
+	int ts_offset;                  /* mbuf RX timestamp field, -1: none */
+	uint64_t ts_flag;               /* ... and its ol_flags bit */
+	uint64_t pace_no_ts;            /* pcap pace, no timestamp: due at once */
+	uint64_t pace_late;             /* frames picked up after their deadline */
+	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
 } __rte_cache_aligned;
 
 /* Set by the control plane to stop every worker. Relaxed on both sides:

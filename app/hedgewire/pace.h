@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: paced replay, the release deadline of each frame.
+ *
+ * In pcap replay every worker reads its own copy of the file, so a race
+ * needs a common arrival instant: frame i is released to every worker at
+ * the same TSC deadline (design.md, "Arrival time in replay"):
+ *   pcap pace: t0 + (ts_i - ts_0) / speed   (ts: the pcap timestamp)
+ *   rate pace: t0 + i / pps
+ * and an order's latency is its TX TSC minus that deadline. A worker that
+ * is late (stalled, preempted, slow) releases the frame when it gets to it
+ * but still measures from the deadline: lateness is latency, not an error.
+ * Pure arithmetic, shared by the worker and its unit test.
+ */
+#ifndef HGW_APP_PACE_H
+#define HGW_APP_PACE_H
+
+#include <stdint.h>
+
+struct hgw_pacer {
+	uint64_t t0;            /* TSC deadline of the first frame */
+	double cycles_per_unit; /* pcap: TSC cycles per timestamp unit / speed;
+				 * rate: TSC cycles per frame */
+	uint64_t ts0;           /* pcap: timestamp of the first frame */
+	uint64_t next;          /* rate: index of the next frame */
+	int started;            /* pcap: ts0 is known */
+};
+
+/* pcap pace: timestamps in units of unit_hz per second (net_pcap stores
+ * microseconds: 1e6), replayed speed times faster. */
+static inline void
+hgw_pacer_init_pcap(struct hgw_pacer *p, uint64_t t0, uint64_t tsc_hz,
+		    double unit_hz, double speed)
+{
+	p->t0 = t0;
+	p->cycles_per_unit = (double)tsc_hz / unit_hz / speed;
+	p->ts0 = 0;
+	p->next = 0;
+	p->started = 0;
+}
+
+/* rate pace: pps frames per second. */
+static inline void
+hgw_pacer_init_rate(struct hgw_pacer *p, uint64_t t0, uint64_t tsc_hz,
+		    double pps)
+{
+	p->t0 = t0;
+	p->cycles_per_unit = (double)tsc_hz / pps;
+	p->ts0 = 0;
+	p->next = 0;
+	p->started = 1;
+}
+
+/* Deadline of a frame stamped ts (pcap pace). A timestamp before the
+ * first one (out of order in the file) is due at once: t0. */
+static inline uint64_t
+hgw_pacer_pcap(struct hgw_pacer *p, uint64_t ts)
+{
+	if (!p->started) {
+		p->ts0 = ts;
+		p->started = 1;
+	}
+	if (ts <= p->ts0)
+		return p->t0;
+	return p->t0 + (uint64_t)((double)(ts - p->ts0) * p->cycles_per_unit);
+}
+
+/* Deadline of the next frame (rate pace). */
+static inline uint64_t
+hgw_pacer_rate(struct hgw_pacer *p)
+{
+	return p->t0 + (uint64_t)((double)p->next++ * p->cycles_per_unit);
+}
+
+#endif /* HGW_APP_PACE_H */
