@@ -39,6 +39,7 @@
 #include "config.h"
 #include "hgw_chanmap.h"
 #include "journal.h"
+#include "stats_tel.h"
 #include "worker.h"
 
 RTE_LOG_REGISTER(hgw_app_logtype, hgw.app, INFO);
@@ -1050,6 +1051,7 @@ main(int argc, char **argv)
 	pool = ports_setup(&conf, trade);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
+	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
 		trade ? ", trading" : ", feed only");
@@ -1069,6 +1071,7 @@ main(int argc, char **argv)
 	why = control_loop(workers, &conf, &trading);
 	atomic_store_explicit(&hgw_stop, 1, memory_order_relaxed);
 	rte_eal_mp_wait_lcore();
+	hgw_stats_tel_joined();
 
 	/* Workers are done: every order they sent is on the rings. */
 	if (trading.journal != NULL)

@@ -338,6 +338,38 @@ worker_done(struct hgw_worker *w)
 	return 0;
 }
 
+/* Serve a pending snapshot request (telemetry): copy, then publish. */
+static __rte_noinline void
+snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
+	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
+	      uint64_t won, uint64_t lost, uint32_t req)
+{
+	if (feed != NULL)
+		snap->feed = *feed;
+	snap->tx = s->tx;
+	snap->misses = s->misses;
+	snap->won = won;
+	snap->lost = lost;
+	snap->rx_to_tx = s->rx_to_tx;
+	snap->tsc = rte_rdtsc();
+	c->seen = req;
+	/* release: the copy above happens-before the reader's acquire */
+	atomic_store_explicit(&c->done, req, memory_order_release);
+}
+
+/* One relaxed load per loop when nobody asks. */
+static inline void
+snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
+	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
+	      uint64_t won, uint64_t lost)
+{
+	/* relaxed: the request carries no data for us */
+	uint32_t req = atomic_load_explicit(&c->req, memory_order_relaxed);
+
+	if (unlikely(req != c->seen))
+		snapshot_take(c, snap, feed, s, won, lost, req);
+}
+
 int
 hgw_worker_main(void *arg)
 {
@@ -345,6 +377,8 @@ hgw_worker_main(void *arg)
 
 	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
 		poll_once(w);
+		snapshot_poll(&w->snap, &w->snapshot, &w->feed.stats, &w->out,
+			      w->races.won, w->races.lost);
 		if (unlikely(w->inject.stop_after != 0) &&
 		    w->rx.mbufs >= w->inject.stop_after) {
 			inject_stop(w);
@@ -463,8 +497,11 @@ hgw_txlcore_main(void *arg)
 
 	/* acquire: pairs with each worker's release once it is done */
 	while (atomic_load_explicit(&t->workers_done, memory_order_acquire) <
-	       t->nrings)
+	       t->nrings) {
 		txlcore_once(t);
+		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
+			      t->out.tx.orders, t->races_lost);
+	}
 	while (txlcore_once(t) != 0)
 		;
 	return 0;

@@ -63,6 +63,31 @@ struct hgw_sender {
 	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];
 };
 
+/* A worker's counters and latency as of one moment, for live readers
+ * (telemetry). Asked for through a struct hgw_snap_ctl: the reader bumps
+ * req, the worker copies its state here between two bursts and publishes
+ * by storing done = req (release); the reader sees done == req (acquire)
+ * and then reads the copy. No reader ever touches the worker's own
+ * counters while it runs. */
+struct hgw_snapshot {
+	struct hgw_feed_stats feed;
+	struct hgw_worker_tx_stats tx;
+	uint64_t misses;
+	uint64_t won, lost;             /* claim races; tx-lcore: filter's */
+	uint64_t tsc;                   /* when it was taken */
+	struct hgw_hist rx_to_tx;
+};
+
+struct hgw_snap_ctl {
+	/* Requests so far; written by readers (under their own lock),
+	 * relaxed: it carries no data to the worker. */
+	_Atomic uint32_t req;
+	/* Last request served; release by the owner after the copy, acquire
+	 * by the reader before reading it. */
+	_Atomic uint32_t done;
+	uint32_t seen;                  /* owner only: last req served */
+};
+
 /* tx-lcore mode: one order handed from a worker to the TX lcore. */
 struct hgw_handoff {
 	struct rte_mbuf *m;
@@ -86,6 +111,8 @@ struct hgw_txlcore {
 	 * when it reads nrings and then finds the rings empty, every order
 	 * has been seen. */
 	_Atomic uint32_t workers_done;
+	struct hgw_snap_ctl snap __rte_cache_aligned;
+	struct hgw_snapshot snapshot;
 	struct hgw_sender out;
 };
 
@@ -150,6 +177,8 @@ struct hgw_worker {
 		 * relaxed, as at_end (it counts as ended). */
 		_Atomic uint32_t dead;
 	} shared __rte_cache_aligned;
+	struct hgw_snap_ctl snap __rte_cache_aligned;
+	struct hgw_snapshot snapshot;
 
 	unsigned int lcore;
 	uint16_t port;

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: live counters and latency over rte_telemetry.
+ *
+ *   /hgw/stats    feed and order totals
+ *   /hgw/workers  per worker: frames, orders, races, misses, percentiles
+ *   /hgw/latency  the sent orders' latency: percentiles, misses, win rates
+ *
+ * Read with Debian's dpdk-telemetry.py -f FILE_PREFIX. Each command runs
+ * on a telemetry thread. While the workers run, it never reads their
+ * counters: it asks each worker (and the TX lcore) for a snapshot
+ * (struct hgw_snap_ctl, worker.h), which the worker copies between two
+ * bursts; after the workers have been joined it reads them directly.
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_cycles.h>
+#include <rte_telemetry.h>
+
+#include "stats_tel.h"
+
+static struct hgw_worker *tel_w;
+static uint32_t tel_n;
+static struct hgw_txlcore *tel_txl;
+/* 1 once the workers (and TX lcore) have been joined. Release by the
+ * control plane after the join, acquire here: their final counters are
+ * then visible to a telemetry thread too. */
+static _Atomic uint32_t tel_joined;
+/* One reader at a time asks for snapshots (req is written under it). */
+static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+
+#define SNAP_WAIT_US 200000	/* a worker that does not answer by then */
+
+/* Ask the owner of c for a snapshot into *src, then copy it to *out.
+ * 0, or -1 if it did not answer in time (stopped, stalled, or held in a
+ * long paced wait). Called under tel_lock. */
+static int
+snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
+	 struct hgw_snapshot *out)
+{
+	/* relaxed: only readers write req, and they hold tel_lock */
+	uint32_t req = atomic_load_explicit(&c->req, memory_order_relaxed) + 1;
+
+	atomic_store_explicit(&c->req, req, memory_order_relaxed);
+	for (int waited = 0; waited < SNAP_WAIT_US; waited += 50) {
+		/* acquire: pairs with the owner's release after its copy */
+		if (atomic_load_explicit(&c->done, memory_order_acquire) == req) {
+			*out = *src;
+			return 0;
+		}
+		usleep(50);
+	}
+	return -1;
+}
+
+/* Worker i's state now: from a snapshot while it runs, else directly. */
+static int
+worker_state(uint32_t i, struct hgw_snapshot *s)
+{
+	const struct hgw_worker *w = &tel_w[i];
+
+	if (atomic_load_explicit(&tel_joined, memory_order_acquire)) {
+		s->feed = w->feed.stats;
+		s->tx = w->out.tx;
+		s->misses = w->out.misses;
+		s->won = w->races.won;
+		s->lost = w->races.lost;
+		s->rx_to_tx = w->out.rx_to_tx;
+		s->tsc = rte_rdtsc();
+		return 0;
+	}
+	return snap_ask(&tel_w[i].snap, &tel_w[i].snapshot, s);
+}
+
+static int
+txl_state(struct hgw_snapshot *s)
+{
+	if (atomic_load_explicit(&tel_joined, memory_order_acquire)) {
+		s->tx = tel_txl->out.tx;
+		s->misses = tel_txl->out.misses;
+		s->won = tel_txl->out.tx.orders;
+		s->lost = tel_txl->races_lost;
+		s->rx_to_tx = tel_txl->out.rx_to_tx;
+		return 0;
+	}
+	return snap_ask(&tel_txl->snap, &tel_txl->snapshot, s);
+}
+
+static const double pcts[] = { 50, 90, 99, 99.9, 99.99, 99.999 };
+static const char *const pct_names[] = {
+	"p50_ns", "p90_ns", "p99_ns", "p99_9_ns", "p99_99_ns", "p99_999_ns",
+};
+
+static void
+add_percentiles(struct rte_tel_data *d, const struct hgw_hist *h)
+{
+	const double ns = 1e9 / (double)rte_get_tsc_hz();
+
+	rte_tel_data_add_dict_u64(d, "count", h->count);
+	for (size_t p = 0; p < RTE_DIM(pcts); p++)
+		rte_tel_data_add_dict_u64(d, pct_names[p], (uint64_t)
+			((double)hgw_hist_percentile(h, pcts[p]) * ns));
+	rte_tel_data_add_dict_u64(d, "max_ns", (uint64_t)((double)h->max * ns));
+}
+
+/* All workers' snapshots (static: commands run under tel_lock). */
+static struct hgw_snapshot snaps[HGW_MAX_WORKERS], txsnap;
+static int snap_ok[HGW_MAX_WORKERS], txsnap_ok;
+
+static void
+collect(void)
+{
+	for (uint32_t i = 0; i < tel_n; i++)
+		snap_ok[i] = worker_state(i, &snaps[i]) == 0;
+	txsnap_ok = tel_txl != NULL && txl_state(&txsnap) == 0;
+}
+
+static int
+tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
+	  struct rte_tel_data *d)
+{
+	uint64_t orders = 0, misses = 0, drops = 0, answered = 0;
+	const struct hgw_snapshot *f = NULL;
+
+	pthread_mutex_lock(&tel_lock);
+	collect();
+	for (uint32_t i = 0; i < tel_n; i++) {
+		if (!snap_ok[i])
+			continue;
+		answered++;
+		if (f == NULL)
+			f = &snaps[i];
+		if (tel_txl == NULL) {
+			orders += snaps[i].tx.orders;
+			misses += snaps[i].misses;
+		}
+	}
+	if (txsnap_ok) {
+		orders = txsnap.tx.orders;
+		misses = txsnap.misses;
+	}
+	rte_tel_data_start_dict(d);
+	rte_tel_data_add_dict_u64(d, "workers", tel_n);
+	rte_tel_data_add_dict_u64(d, "workers_answering", answered);
+	rte_tel_data_add_dict_u64(d, "running",
+		!atomic_load_explicit(&tel_joined, memory_order_acquire));
+	if (f != NULL) {
+		for (int r = 0; r < HGW_FEED_DROP_MAX; r++)
+			drops += f->feed.drops[r];
+		rte_tel_data_add_dict_u64(d, "frames", f->feed.frames);
+		rte_tel_data_add_dict_u64(d, "messages", f->feed.messages);
+		rte_tel_data_add_dict_u64(d, "gaps", f->feed.gaps);
+		rte_tel_data_add_dict_u64(d, "gap_messages", f->feed.gap_messages);
+		rte_tel_data_add_dict_u64(d, "dup_messages", f->feed.dup_messages);
+		rte_tel_data_add_dict_u64(d, "drops", drops);
+	}
+	rte_tel_data_add_dict_u64(d, "orders_sent", orders);
+	rte_tel_data_add_dict_u64(d, "misses", misses);
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+static int
+tel_workers(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	char name[16];
+
+	pthread_mutex_lock(&tel_lock);
+	collect();
+	rte_tel_data_start_dict(d);
+	for (uint32_t i = 0; i < tel_n; i++) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+
+		if (c == NULL)
+			break;
+		rte_tel_data_start_dict(c);
+		rte_tel_data_add_dict_u64(c, "lcore", tel_w[i].lcore);
+		rte_tel_data_add_dict_u64(c, "answered", snap_ok[i]);
+		/* relaxed: a flag, read for display */
+		rte_tel_data_add_dict_u64(c, "stopped",
+			atomic_load_explicit(&tel_w[i].shared.dead,
+					     memory_order_relaxed));
+		if (snap_ok[i]) {
+			const struct hgw_snapshot *s = &snaps[i];
+
+			rte_tel_data_add_dict_u64(c, "frames", s->feed.frames);
+			rte_tel_data_add_dict_u64(c, "messages", s->feed.messages);
+			rte_tel_data_add_dict_u64(c, "orders", s->tx.orders);
+			/* claim mode; tx-lcore: see tx_lcore */
+			rte_tel_data_add_dict_u64(c, "races_won", s->won);
+			rte_tel_data_add_dict_u64(c, "races_lost", s->lost);
+			rte_tel_data_add_dict_u64(c, "misses", s->misses);
+			add_percentiles(c, &s->rx_to_tx);
+		}
+		snprintf(name, sizeof(name), "worker%u", i);
+		rte_tel_data_add_dict_container(d, name, c, 0);
+	}
+	if (tel_txl != NULL) {
+		struct rte_tel_data *c = rte_tel_data_alloc();
+
+		if (c != NULL) {
+			rte_tel_data_start_dict(c);
+			rte_tel_data_add_dict_u64(c, "answered", txsnap_ok);
+			if (txsnap_ok) {
+				rte_tel_data_add_dict_u64(c, "orders",
+							  txsnap.tx.orders);
+				rte_tel_data_add_dict_u64(c, "late_copies_dropped",
+							  txsnap.lost);
+				rte_tel_data_add_dict_u64(c, "misses",
+							  txsnap.misses);
+				add_percentiles(c, &txsnap.rx_to_tx);
+			}
+			rte_tel_data_add_dict_container(d, "tx_lcore", c, 0);
+		}
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+static int
+tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
+	    struct rte_tel_data *d)
+{
+	static struct hgw_hist all;
+	uint64_t misses = 0, total = 0;
+	char name[32];
+
+	pthread_mutex_lock(&tel_lock);
+	collect();
+	hgw_hist_init(&all);
+	if (tel_txl != NULL) {
+		if (txsnap_ok) {
+			hgw_hist_merge(&all, &txsnap.rx_to_tx);
+			misses = txsnap.misses;
+		}
+	} else {
+		for (uint32_t i = 0; i < tel_n; i++)
+			if (snap_ok[i]) {
+				hgw_hist_merge(&all, &snaps[i].rx_to_tx);
+				misses += snaps[i].misses;
+			}
+	}
+	rte_tel_data_start_dict(d);
+	add_percentiles(d, &all);
+	rte_tel_data_add_dict_u64(d, "misses", misses);
+	/* win rate per worker (and so per replica), in parts per million */
+	for (uint32_t i = 0; i < tel_n; i++)
+		total += snap_ok[i] ? snaps[i].rx_to_tx.count : 0;
+	for (uint32_t i = 0; i < tel_n && tel_txl == NULL; i++) {
+		snprintf(name, sizeof(name), "worker%u_wins_ppm", i);
+		rte_tel_data_add_dict_u64(d, name, total == 0 || !snap_ok[i] ? 0 :
+			snaps[i].rx_to_tx.count * 1000000 / total);
+	}
+	pthread_mutex_unlock(&tel_lock);
+	return 0;
+}
+
+void
+hgw_stats_tel_init(struct hgw_worker *w, uint32_t n, struct hgw_txlcore *txl)
+{
+	tel_w = w;
+	tel_n = n;
+	tel_txl = txl;
+	rte_telemetry_register_cmd("/hgw/stats", tel_stats,
+		"Feed and order totals. No parameters");
+	rte_telemetry_register_cmd("/hgw/workers", tel_workers,
+		"Per worker: frames, orders, races, misses, latency. No parameters");
+	rte_telemetry_register_cmd("/hgw/latency", tel_latency,
+		"Latency of the orders sent (ns percentiles), misses, win rates. No parameters");
+}
+
+void
+hgw_stats_tel_joined(void)
+{
+	/* release: the join's view of the workers' counters is published */
+	atomic_store_explicit(&tel_joined, 1, memory_order_release);
+}

@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: live counters and latency over rte_telemetry (/hgw/stats,
+ * /hgw/workers, /hgw/latency).
+ */
+#ifndef HGW_APP_STATS_TEL_H
+#define HGW_APP_STATS_TEL_H
+
+#include "worker.h"
+
+/* Register the commands for workers w[0..n-1] and, in tx-lcore mode, the
+ * TX lcore (else NULL). Call before the workers are launched. */
+void hgw_stats_tel_init(struct hgw_worker *w, uint32_t n,
+			struct hgw_txlcore *txl);
+
+/* The workers have been joined: read their counters directly from now. */
+void hgw_stats_tel_joined(void);
+
+#endif /* HGW_APP_STATS_TEL_H */
