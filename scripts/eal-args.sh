@@ -3,9 +3,15 @@
 # and free, else --no-huge with enough plain memory. Usage:
 #   scripts/eal-args.sh [MB]     (memory wanted, default 512)
 mb=${1:-512}
-free_pages=$(awk '/HugePages_Free/ {print $2}' /proc/meminfo)
-if [ "$(id -u)" -eq 0 ] && grep -qs hugetlbfs /proc/mounts &&
-   [ "${free_pages:-0}" -ge $(( (mb + 1) / 2 )) ] && [ -z "${HGW_NO_HUGE:-}" ]; then
+# free huge page memory in MB, every page size that is mounted
+free_mb=0
+for d in /sys/kernel/mm/hugepages/hugepages-*kB; do
+	[ -r "$d/free_hugepages" ] || continue
+	kb=${d##*hugepages-}; kb=${kb%kB}
+	grep -qs "hugetlbfs.*pagesize=$((kb / 1024))M" /proc/mounts || continue
+	free_mb=$((free_mb + $(cat "$d/free_hugepages") * kb / 1024))
+done
+if [ "$(id -u)" -eq 0 ] && [ "$free_mb" -ge "$mb" ] && [ -z "${HGW_NO_HUGE:-}" ]; then
 	echo "-m $mb"
 else
 	echo "--no-huge -m $mb"

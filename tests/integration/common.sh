@@ -2,9 +2,18 @@
 # SRCDIR set by the caller. Gives a temp dir $T and helpers.
 set -euo pipefail
 T=$(mktemp -d /tmp/hgw-it.XXXXXX)
-trap 'rm -rf "$T"' EXIT
 EAL_MEM=$("$SRCDIR/scripts/eal-args.sh" 256)
 PREFIX="hgw-it-$$"
+# A process that stops on a start-up error leaves its huge page files
+# behind (EAL removes them on the next start with the same prefix).
+cleanup() {
+	rm -rf "$T"
+	local d
+	for d in $(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts); do
+		rm -f "$d/$PREFIX"*map_* 2>/dev/null || true
+	done
+}
+trap cleanup EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
 
