@@ -744,6 +744,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			w[i].fanout = &fanout;
 		}
 		hgw_feed_init(&w[i].feed, &c->feed);
+		hgw_hist_init(&w[i].lookup);
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
 		if (mem == NULL)
@@ -1133,6 +1134,16 @@ main(int argc, char **argv)
 		}
 		if (args.latency != NULL)
 			latency_files(&all, args.latency);
+	}
+	for (uint32_t i = 0; trade && i < conf.workers; i++) {
+		char name[48];
+
+		snprintf(name, sizeof(name), "worker %u replica %u lookup", i,
+			 i % trading.tables.n);
+		hgw_hist_print(&workers[i].lookup, stdout, name,
+			       1e9 / (double)rte_get_tsc_hz(),
+			       "ns, strategy evaluation, 1 trigger in "
+			       RTE_STR(HGW_LOOKUP_SAMPLE));
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		const struct hgw_inject *j = &workers[i].inject;

@@ -179,8 +179,19 @@ static inline void
 on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 {
 	struct hgw_decision d;
+	int go;
 
-	if (!hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d))
+	if (unlikely(w->strategy.triggers % HGW_LOOKUP_SAMPLE == 0)) {
+		uint64_t t = rte_rdtsc_precise();
+
+		go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate,
+				       &d);
+		hgw_hist_record(&w->lookup, rte_rdtsc_precise() - t);
+	} else {
+		go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate,
+				       &d);
+	}
+	if (!go)
 		return;
 	if (hgw_risk_check(w->risk, w->book, &d,
 			   hgw_itch_timestamp(w->batch[i])) != HGW_RISK_PASS)

@@ -40,6 +40,9 @@ struct hgw_worker_tx_stats {
 	uint64_t journal_full;  /* sent but not journalled (ring full) */
 };
 
+/* One trigger in this many has its strategy evaluation timed. */
+#define HGW_LOOKUP_SAMPLE 64
+
 /* Orders built before a tx_burst is forced. */
 #define HGW_WORKER_TXQ 64
 
@@ -220,6 +223,10 @@ struct hgw_worker {
 	uint16_t batch_session[HGW_WORKER_BATCH];
 	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
 
+	/* Strategy evaluation (book top, table key, the replica's entry
+	 * read under its sequence count), timed for one trigger in
+	 * HGW_LOOKUP_SAMPLE: the loaded latency of this worker's replica. */
+	struct hgw_hist lookup;
 	/* Arrival of the frame being processed: the TSC when its rx_burst
 	 * returned, or with paced replay its release deadline */
 	uint64_t rx_tsc;
