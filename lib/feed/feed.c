@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hgw_feed.h"
+#include "hgw_idio.h"
 
 #define ETH_HDR_LEN     14
 #define ETH_TYPE_IPV4   0x0800
@@ -117,7 +118,11 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		tagged = 1;
 	}
 	if (etype != ETH_TYPE_IPV4)
-		return drop(f, HGW_FEED_DROP_NOT_IPV4);
+		/* a recycled buffer read after its free (poisoning on): only
+		 * checked here, where the frame is refused anyway */
+		return drop(f, hgw_idio_is_poison(frame, len) ?
+			    HGW_FEED_DROP_USE_AFTER_FREE :
+			    HGW_FEED_DROP_NOT_IPV4);
 	if (f->conf.vlan != 0 && (!tagged || vid != f->conf.vlan))
 		return drop(f, HGW_FEED_DROP_VLAN_MISMATCH);
 

@@ -46,7 +46,8 @@ extern "C" {
 	X(MOLD_DUPLICATE, "mold_duplicate",  "every message of the packet was already seen") \
 	X(MOLD_AFTER_END, "mold_after_end",  "packet after the session's end-of-session") \
 	X(ITCH_BAD_LENGTH,"itch_bad_length", "ITCH message length does not match its type") \
-	X(ITCH_UNKNOWN,   "itch_unknown_type", "ITCH message type not in ITCH 5.0")
+	X(ITCH_UNKNOWN,   "itch_unknown_type", "ITCH message type not in ITCH 5.0") \
+	X(USE_AFTER_FREE, "use_after_free",  "frame starts with the freed-buffer poison pattern (lib/idio)")
 
 enum hgw_feed_drop {
 #define HGW_FEED_DROP_ENUM(code, name, help) HGW_FEED_DROP_##code,

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: cache-aware RX buffers (background.md §2 IDIO, §5 poisoning).
+ *
+ * Three independent switches, each measured (tests/bench/idio_bench.sh):
+ *  - self-invalidation: when the last holder of a packet buffer is done,
+ *    the cache lines of packet data that the parser read are invalidated
+ *    (x86 clflushopt, or cldemote to push them to the LLC; Arm DC CIVAC)
+ *    before the buffer returns to its pool, so dead packet data does not
+ *    sit in L1/L2 evicting the book and the table, nor come back through
+ *    write-backs. The mbuf header lines are left alone.
+ *  - burst-driven L2 prefetch: when the arrival rate over the last short
+ *    window (about 1 us) says a burst is on, the packets further ahead in
+ *    the burst are prefetched into L2 (rte_prefetch1); a quiet feed
+ *    prefetches nothing and a burst at most `depth` packets ahead.
+ *  - poisoning: a freed buffer's first 64/128/256 bytes (whole lines) are
+ *    overwritten with a pattern, on every free or a sampled fraction; the
+ *    decoder counts a frame that starts with the pattern as a use after
+ *    free (lib/feed, drop reason use_after_free) instead of acting on it.
+ *
+ * Plain C: the arithmetic and the controller are unit-tested without DPDK.
+ */
+#ifndef HGW_IDIO_H
+#define HGW_IDIO_H
+
+#include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define HGW_IDIO_LINE 64
+
+/* What happens to the lines read once a buffer is dead. */
+enum hgw_idio_inval {
+	HGW_IDIO_INVAL_OFF,
+	HGW_IDIO_INVAL_INVALIDATE,      /* clflushopt / DC CIVAC */
+	HGW_IDIO_INVAL_DEMOTE,          /* cldemote: to the LLC */
+};
+
+/* CPU support, detected once (hgw_idio_detect). */
+struct hgw_idio_cpu {
+	int clflushopt;         /* x86 CPUID.7.0:EBX[23] */
+	int cldemote;           /* x86 CPUID.7.0:ECX[25] */
+	int dc_civac;           /* AArch64: always there */
+};
+
+void hgw_idio_detect(struct hgw_idio_cpu *cpu);
+
+/* The instruction mode m will use on this CPU ("clflushopt",
+ * "cldemote", "dc civac", or "none" when it is a no-op here), and whether
+ * it does anything. */
+const char *hgw_idio_inval_insn(const struct hgw_idio_cpu *cpu,
+				enum hgw_idio_inval m, int *active);
+
+/* The cache lines covering [addr, addr + len): the first line's address
+ * in *first, the count returned (0 when len is 0). */
+static inline uint32_t
+hgw_idio_lines(uintptr_t addr, uint32_t len, uintptr_t *first)
+{
+	if (len == 0) {
+		*first = addr & ~(uintptr_t)(HGW_IDIO_LINE - 1);
+		return 0;
+	}
+	uintptr_t lo = addr & ~(uintptr_t)(HGW_IDIO_LINE - 1);
+	uintptr_t hi = (addr + len - 1) & ~(uintptr_t)(HGW_IDIO_LINE - 1);
+
+	*first = lo;
+	return (uint32_t)((hi - lo) / HGW_IDIO_LINE + 1);
+}
+
+/* Invalidate (or demote) the lines of [p, p + len) with the instruction
+ * hgw_idio_inval_insn names; a no-op when it is "none". */
+void hgw_idio_inval(const struct hgw_idio_cpu *cpu, enum hgw_idio_inval m,
+		    const void *p, uint32_t len);
+
+/* ---- burst-driven prefetch moderation ------------------------------- */
+
+/* Arrivals are counted per window of `window` TSC cycles (about 1 us);
+ * the rate of the last complete window decides: below min_burst packets
+ * it is a quiet feed (prefetch nothing), otherwise prefetch up to
+ * max_depth packets ahead (never more than the burst holds). A window
+ * with no arrival at all resets the rate. */
+struct hgw_idio_pf {
+	uint64_t window;        /* cycles */
+	uint32_t min_burst;     /* packets per window that make a burst */
+	uint32_t max_depth;     /* packets prefetched ahead, at most */
+	uint64_t win_start;     /* start of the current window */
+	uint32_t win_count;     /* arrivals in it */
+	uint32_t last_rate;     /* arrivals in the previous window */
+	uint64_t bursts;        /* decisions that prefetched */
+	uint64_t prefetched;    /* packets prefetched */
+};
+
+void hgw_idio_pf_init(struct hgw_idio_pf *c, uint64_t window_cycles,
+		      uint32_t min_burst, uint32_t max_depth);
+
+/* n packets arrived at now (one rx_burst); returns how many packets
+ * ahead to prefetch into L2 while processing these n (0..max_depth,
+ * and at most n - 1). */
+static inline uint32_t
+hgw_idio_pf_depth(struct hgw_idio_pf *c, uint64_t now, uint32_t n)
+{
+	if (now - c->win_start >= c->window) {
+		/* a window has ended: its count is the rate, unless more
+		 * than one window went by with nothing (then it is 0) */
+		c->last_rate = now - c->win_start < 2 * c->window ?
+			       c->win_count : 0;
+		c->win_start = now;
+		c->win_count = 0;
+	}
+	c->win_count += n;
+	uint32_t rate = c->win_count > c->last_rate ? c->win_count :
+			c->last_rate;
+
+	if (c->max_depth == 0 || rate < c->min_burst || n < 2)
+		return 0;
+	uint32_t d = n - 1 < c->max_depth ? n - 1 : c->max_depth;
+
+	c->bursts++;
+	c->prefetched += d;
+	return d;
+}
+
+/* ---- poisoning -------------------------------------------------------- */
+
+/* The pattern: as an Ethernet frame it has EtherType 0xdead, so it can
+ * never be a feed frame; the decoder checks for it only on frames it was
+ * about to drop as not IPv4 (no cost on the good path). */
+#define HGW_IDIO_POISON 0xdeadbeefdeadbeefULL
+#define HGW_IDIO_POISON_CHECK 16	/* bytes compared by the decoder */
+
+/* Overwrite the first bytes of p (rounded up to whole lines, at most
+ * room) with the pattern. */
+static inline void
+hgw_idio_poison(void *p, uint32_t bytes, uint32_t room)
+{
+	uint64_t v = HGW_IDIO_POISON;
+	uint32_t n = (bytes + HGW_IDIO_LINE - 1) & ~(uint32_t)(HGW_IDIO_LINE - 1);
+
+	if (n > room)
+		n = room & ~7u;
+	for (uint32_t i = 0; i < n; i += 8)
+		memcpy((uint8_t *)p + i, &v, 8);
+}
+
+/* 1 if the frame starts with the pattern. */
+static inline int
+hgw_idio_is_poison(const void *frame, uint32_t len)
+{
+	uint64_t a, b;
+
+	if (len < HGW_IDIO_POISON_CHECK)
+		return 0;
+	memcpy(&a, frame, 8);
+	memcpy(&b, (const uint8_t *)frame + 8, 8);
+	return a == HGW_IDIO_POISON && b == HGW_IDIO_POISON;
+}
+
+/* Sampled poisoning: poison one free in every `every` (1 = all). */
+static inline int
+hgw_idio_poison_due(uint32_t *counter, uint32_t every)
+{
+	if (++*counter < every)
+		return 0;
+	*counter = 0;
+	return 1;
+}
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HGW_IDIO_H */
