@@ -13,6 +13,7 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "hgw_idio.h"
 #include "hgw_order.h"
 #include "hgw_risk.h"
 
@@ -43,6 +44,21 @@ static const char *const pace_modes[] = {
 	[HGW_PACE_PCAP] = "pcap",
 	[HGW_PACE_RATE] = "rate",
 };
+
+static const char *const inval_modes[] = {
+	[HGW_IDIO_INVAL_OFF] = "off",
+	[HGW_IDIO_INVAL_INVALIDATE] = "invalidate",
+	[HGW_IDIO_INVAL_DEMOTE] = "demote",
+};
+
+/* [buffers] poison: bytes, by index (hgw_config_poison_bytes) */
+static const char *const poison_sizes[] = { "off", "64", "128", "256" };
+
+uint32_t
+hgw_config_poison_bytes(const struct hgw_config *c)
+{
+	return c->poison == 0 ? 0 : 32u << c->poison;
+}
 
 struct key {
 	const char *section;
@@ -107,6 +123,13 @@ static const struct key keys[] = {
 	KE("run", "dedup",    dedup, dedup_modes, "claim"),
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
 	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),
+	KE("buffers", "invalidate", invalidate, inval_modes, "off"),
+	K("buffers", "prefetch", KEY_BOOL, prefetch, 0, 1, "no"),
+	K("buffers", "prefetch_depth", KEY_U32, prefetch_depth, 1, 64, "8"),
+	K("buffers", "prefetch_min_burst", KEY_U32, prefetch_min_burst, 1, 4096, "8"),
+	K("buffers", "prefetch_window_ns", KEY_U32, prefetch_window_ns, 100, 1000000, "1000"),
+	KE("buffers", "poison", poison, poison_sizes, "off"),
+	K("buffers", "poison_every", KEY_U32, poison_every, 1, 1000000, "1"),
 	KE("replay", "pace",  pace, pace_modes, "off"),
 	K("replay", "speed",  KEY_DOUBLE, speed, 0, 1000000, "1"),
 	K("replay", "pps",    KEY_U32,  pps, 1, 100000000, "100000"),

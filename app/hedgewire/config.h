@@ -83,6 +83,15 @@ struct hgw_config {
 	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */
 	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
 
+	/* [buffers] (lib/idio) */
+	uint32_t invalidate;      /* enum hgw_idio_inval */
+	uint32_t prefetch;        /* burst-driven L2 prefetch on/off */
+	uint32_t prefetch_depth;  /* packets ahead, at most */
+	uint32_t prefetch_min_burst; /* arrivals per window that make a burst */
+	uint32_t prefetch_window_ns;
+	uint32_t poison;          /* index: off, 64, 128, 256 bytes */
+	uint32_t poison_every;    /* poison one free in this many */
+
 	/* [replay] */
 	uint32_t pace;            /* HGW_PACE_* */
 	double speed;             /* pcap pace: timeline speed factor */
@@ -90,6 +99,9 @@ struct hgw_config {
 	uint32_t start_delay_ms;  /* t0 = launch + this (every worker alike) */
 	uint32_t miss_us;         /* a later order counts as a miss */
 };
+
+/* [buffers] poison in bytes (0: off). */
+uint32_t hgw_config_poison_bytes(const struct hgw_config *c);
 
 /* Fill c with every key's default. */
 void hgw_config_defaults(struct hgw_config *c);

@@ -709,6 +709,46 @@ pace_init(struct hgw_worker *w, const struct hgw_config *c)
 	}
 }
 
+/* [buffers]: what each switch does on this CPU, said once. */
+static struct hgw_idio_cpu idio_cpu;
+
+static void
+idio_init(struct hgw_worker *w, const struct hgw_config *c)
+{
+	uint32_t poison = hgw_config_poison_bytes(c);
+	int active;
+	const char *insn;
+
+	hgw_idio_detect(&idio_cpu);
+	insn = hgw_idio_inval_insn(&idio_cpu, c->invalidate, &active);
+	for (uint32_t i = 0; i < c->workers; i++) {
+		w[i].cpu = &idio_cpu;
+		w[i].inval = active ? (enum hgw_idio_inval)c->invalidate :
+				      HGW_IDIO_INVAL_OFF;
+		w[i].prefetch = (int)c->prefetch;
+		hgw_idio_pf_init(&w[i].pf, rte_get_tsc_hz() / 1000000000.0 *
+				 c->prefetch_window_ns, c->prefetch_min_burst,
+				 c->prefetch_depth);
+		w[i].poison_bytes = poison;
+		w[i].poison_every = c->poison_every;
+		w[i].idio_on = w[i].inval != HGW_IDIO_INVAL_OFF || poison != 0;
+	}
+	printf("buffers: invalidate %s%s, prefetch %s, poison %s\n",
+	       c->invalidate == HGW_IDIO_INVAL_OFF ? "off" : insn,
+	       c->invalidate != HGW_IDIO_INVAL_OFF && !active ?
+	       " (not on this CPU: off)" : "",
+	       c->prefetch ? "on" : "off",
+	       poison == 0 ? "off" : c->poison_every == 1 ? "every free" :
+	       "sampled");
+	if (c->prefetch)
+		printf("buffers: prefetch up to %u packets into L2 when %u or "
+		       "more arrive within %u ns\n", c->prefetch_depth,
+		       c->prefetch_min_burst, c->prefetch_window_ns);
+	if (poison != 0)
+		printf("buffers: poison the first %u bytes of 1 free in %u\n",
+		       poison, c->poison_every);
+}
+
 static void
 workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	     const struct trading *t)
@@ -786,6 +826,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	/* tx-lcore: the lcore after the workers */
 	txlcore_lcore = lcore;
 	pace_init(w, c);
+	idio_init(w, c);
 }
 
 /* PREFIX.csv and PREFIX.json of a histogram of TSC cycles, in ns. */
@@ -1144,6 +1185,16 @@ main(int argc, char **argv)
 			       1e9 / (double)rte_get_tsc_hz(),
 			       "ns, strategy evaluation, 1 trigger in "
 			       RTE_STR(HGW_LOOKUP_SAMPLE));
+	}
+	for (uint32_t i = 0; i < conf.workers; i++) {
+		const struct hgw_worker *w = &workers[i];
+
+		if (w->idio_on || w->prefetch)
+			printf("worker %u buffers: %" PRIu64 " released, %" PRIu64
+			       " lines invalidated, %" PRIu64 " poisoned; %" PRIu64
+			       " prefetch bursts, %" PRIu64 " packets prefetched\n",
+			       i, w->idio.freed, w->idio.lines, w->idio.poisoned,
+			       w->pf.bursts, w->pf.prefetched);
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		const struct hgw_inject *j = &workers[i].inject;

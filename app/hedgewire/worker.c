@@ -20,21 +20,23 @@ _Atomic uint32_t hgw_stop;
 /* Frames prefetched ahead of the one being decoded. */
 #define PREFETCH_AHEAD 2
 
-/* Decode one frame, appending its new messages to the burst's batch. */
-static inline void
+/* Decode one frame, appending its new messages to the burst's batch.
+ * Returns how many bytes of the frame the decoder read (for invalidation:
+ * every block's length was walked, so all of the MoldUDP64 payload). */
+static inline uint32_t
 decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 {
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct hgw_feed_pkt p;
 	const uint8_t *msg;
 	uint16_t len;
 
 	if (unlikely(m->nb_segs != 1)) {
 		w->rx.multiseg++;
-		return;
+		return 0;
 	}
-	if (hgw_feed_packet(&w->feed, rte_pktmbuf_mtod(m, const uint8_t *),
-			    rte_pktmbuf_data_len(m), &p) < 0)
-		return;
+	if (hgw_feed_packet(&w->feed, frame, rte_pktmbuf_data_len(m), &p) < 0)
+		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
 	uint32_t first = w->nbatch;
 
 	while ((msg = hgw_feed_next(&w->feed, &p, &len)) != NULL) {
@@ -54,6 +56,7 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 		atomic_store_explicit(&w->shared.at_end, ended,
 				      memory_order_relaxed);
 	}
+	return (uint32_t)(p.next - frame);
 }
 
 /* Hand the queued orders to tx_burst. The journal copy is taken first,
@@ -248,13 +251,65 @@ flush_batch(struct hgw_worker *w)
 	w->nbatch = 0;
 }
 
+/* Burst prefetch: a packet's first two data lines (headers and the
+ * first messages) into L2, ahead of the L1 prefetch window. */
+static inline void
+prefetch_l2(const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	rte_prefetch1(d);
+	rte_prefetch1(d + RTE_CACHE_LINE_SIZE);
+}
+
+/* Done with a burst: each buffer this worker is the last to hold gets the
+ * lines the decoder read invalidated (or demoted) and, if due, its first
+ * lines poisoned, before it goes back to its pool. */
+static __rte_noinline void
+release_idio(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
+	     const uint32_t *rd)
+{
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+
+		if (unlikely(m->nb_segs != 1)) {
+			rte_pktmbuf_free(m);
+			continue;
+		}
+		/* NULL: another worker still holds it (fanout) */
+		m = rte_pktmbuf_prefree_seg(m);
+		if (m == NULL)
+			continue;
+		w->idio.freed++;
+		if (w->inval != HGW_IDIO_INVAL_OFF) {
+			uintptr_t first;
+
+			w->idio.lines += hgw_idio_lines(
+				rte_pktmbuf_mtod(m, uintptr_t), rd[i], &first);
+			hgw_idio_inval(w->cpu, w->inval,
+				       rte_pktmbuf_mtod(m, const void *), rd[i]);
+		}
+		if (w->poison_bytes != 0 &&
+		    hgw_idio_poison_due(&w->poison_ctr, w->poison_every)) {
+			hgw_idio_poison(rte_pktmbuf_mtod(m, void *),
+					w->poison_bytes,
+					(uint32_t)(m->buf_len - m->data_off));
+			w->idio.poisoned++;
+		}
+		rte_mempool_put(m->pool, m);
+	}
+}
+
 /* Paced replay: each frame waits for its release deadline (the same on
  * every worker) and is processed alone, its arrival being the deadline.
  * A worker already past it goes on at once and the lateness shows in the
  * latency. The wait ends early on stop, so a stop is never held up. */
 static inline void
-poll_paced(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n)
+poll_paced(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
+	   uint32_t *rd)
 {
+	uint16_t pf_hi = 0;	/* frames below this were prefetched */
+
 	for (uint16_t i = 0; i < n; i++) {
 		struct rte_mbuf *m = pkts[i];
 		uint64_t due, now;
@@ -282,7 +337,16 @@ poll_paced(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n)
 		}
 		/* due, unless a stop cut the wait short */
 		w->rx_tsc = RTE_MIN(due, now);
-		decode_frame(w, m);
+		if (w->prefetch) {
+			uint32_t d = hgw_idio_pf_arrive(&w->pf, w->rx_tsc, 1,
+							(uint32_t)(n - 1 - i));
+
+			for (uint16_t j = RTE_MAX(pf_hi, (uint16_t)(i + 1));
+			     j <= i + d; j++)
+				prefetch_l2(pkts[j]);
+			pf_hi = RTE_MAX(pf_hi, (uint16_t)(i + d + 1));
+		}
+		rd[i] = decode_frame(w, m);
 		flush_batch(w);
 	}
 }
@@ -292,6 +356,7 @@ static inline uint16_t
 poll_once(struct hgw_worker *w)
 {
 	struct rte_mbuf *pkts[MAX_BURST];
+	uint32_t rd[MAX_BURST];	/* bytes of each frame the decoder read */
 	uint16_t n = w->rx_ring != NULL ?
 		(uint16_t)rte_ring_sc_dequeue_burst(w->rx_ring, (void **)pkts,
 						    w->burst, NULL) :
@@ -303,23 +368,32 @@ poll_once(struct hgw_worker *w)
 	w->rx.bursts++;
 	w->rx.mbufs += n;
 	if (w->pace != HGW_PACE_OFF) {
-		poll_paced(w, pkts, n);
+		poll_paced(w, pkts, n, rd);
 		goto done;
 	}
+	uint32_t pf = w->prefetch ? hgw_idio_pf_depth(&w->pf, w->rx_tsc, n) : 0;
+
 	for (uint16_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
 		rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+	for (uint16_t i = PREFETCH_AHEAD; i < n && i < PREFETCH_AHEAD + pf; i++)
+		prefetch_l2(pkts[i]);
 	for (uint16_t i = 0; i < n; i++) {
 		if (i + PREFETCH_AHEAD < n)
 			rte_prefetch0(rte_pktmbuf_mtod(pkts[i + PREFETCH_AHEAD],
 						       void *));
+		if (pf != 0 && i + PREFETCH_AHEAD + pf < n)
+			prefetch_l2(pkts[i + PREFETCH_AHEAD + pf]);
 		/* Room for any frame's messages, else apply what we have. */
 		if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
 			flush_batch(w);
-		decode_frame(w, pkts[i]);
+		rd[i] = decode_frame(w, pkts[i]);
 	}
 	flush_batch(w);
 done:
-	rte_pktmbuf_free_bulk(pkts, n);
+	if (w->idio_on)
+		release_idio(w, pkts, n, rd);
+	else
+		rte_pktmbuf_free_bulk(pkts, n);
 	/* Single writer: a plain load + store, no locked RMW. */
 	atomic_store_explicit(&w->shared.frames,
 			      atomic_load_explicit(&w->shared.frames,

@@ -18,6 +18,7 @@
 #include "hgw_book.h"
 #include "hgw_dedup.h"
 #include "hgw_feed.h"
+#include "hgw_idio.h"
 #include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_risk.h"
@@ -223,6 +224,19 @@ struct hgw_worker {
 	uint16_t batch_session[HGW_WORKER_BATCH];
 	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
 
+	/* Cache-aware RX buffers ([buffers], lib/idio); idio_on: any of
+	 * them, else buffers are freed in bulk as they come */
+	int idio_on;
+	enum hgw_idio_inval inval;
+	const struct hgw_idio_cpu *cpu;
+	int prefetch;
+	struct hgw_idio_pf pf;
+	uint32_t poison_bytes, poison_every, poison_ctr;
+	struct {
+		uint64_t freed;         /* buffers this worker was last to hold */
+		uint64_t lines;         /* lines invalidated or demoted */
+		uint64_t poisoned;      /* buffers poisoned */
+	} idio;
 	/* Strategy evaluation (book top, table key, the replica's entry
 	 * read under its sequence count), timed for one trigger in
 	 * HGW_LOOKUP_SAMPLE: the loaded latency of this worker's replica. */

@@ -363,6 +363,51 @@ paced)
 	[ "$(value misses)" -gt 0 ] || fail "10 ms stalls, yet no order missed 1 ms"
 	echo "  stalled worker: $(value misses) misses, worst $max ns"
 	;;
+buffers)
+	# Cache-aware buffers: with self-invalidation, L2 prefetch and
+	# poisoning all on, the orders are byte-identical to the reference's
+	# (as with all off), nothing is taken for a use after free, and each
+	# switch did its work. Queues mode (each worker the only holder) and
+	# fanout (the last of the workers to let go invalidates and poisons).
+	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
+		"window_ms = 50"
+	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
+		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
+	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+	on=(--set buffers.invalidate=invalidate --set buffers.prefetch=yes
+	    --set buffers.prefetch_min_burst=2 --set buffers.poison=256)
+	hedged_run 2 claim "${on[@]}"
+	check_buffers() {
+		grep -q "use_after_free" "$T/out" && fail "$1: a live buffer was taken for freed"
+		grep -q "buffers: invalidate clflushopt\|buffers: invalidate dc civac\|not on this CPU" "$T/out" ||
+			fail "$1: $(grep '^buffers' "$T/out")"
+		read -r freed lines poisoned bursts < <(sed -n \
+			's/^worker [0-9]* buffers: \([0-9]*\) released, \([0-9]*\) lines invalidated, \([0-9]*\) poisoned; \([0-9]*\) prefetch bursts.*/\1 \2 \3 \4/p' \
+			"$T/out" | awk '{ for (i = 1; i <= 4; i++) s[i] += $i }
+				END { print s[1] + 0, s[2] + 0, s[3] + 0, s[4] + 0 }')
+		# every buffer is released once, by its last holder: one per
+		# frame and queue ($2 copies of each frame)
+		expect_eq "$1: buffers released" "$freed" $(($(value frames) * $2))
+		[ "${freed:-0}" -gt 0 ] && [ "$poisoned" = "$freed" ] ||
+			fail "$1: released $freed, poisoned $poisoned"
+		grep -q "not on this CPU" "$T/out" || [ "$lines" -ge "$freed" ] ||
+			fail "$1: $lines lines invalidated for $freed buffers"
+		[ "$bursts" -gt 0 ] || fail "$1: no prefetch burst in a full-speed replay"
+		echo "  $1: workers released $freed buffers, $lines lines invalidated, $poisoned poisoned, $bursts prefetch bursts"
+	}
+	check_buffers queues 2
+	run_hw --lcores=0@0,1@1,2@0,3@1 \
+		"net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" \
+		-c "$T/conf.ini" --set run.workers=2 --set rx.mode=fanout \
+		--set rx.ring_size=32768 --set rx.mbufs=40000 \
+		--set run.idle_timeout_ms=3000 "${on[@]}" ||
+		fail "fanout: hedgewire exited $?: $(cat "$T/err")"
+	grep -q "worker 0 drops 0, worker 1 drops 0" "$T/out" || fail "fanout dropped: $(grep '^fanout' "$T/out")"
+	python3 "$SRCDIR/tests/ref/merge_orders.py" "$T/merged.pcap" "$T/out0.pcap" "$T/out1.pcap" \
+		>/dev/null || fail "fanout: a duplicate order escaped"
+	$CMP "$T/expected.pcap" "$T/merged.pcap" || fail "fanout: orders differ with the buffer switches on"
+	check_buffers fanout 1
+	;;
 telemetry)
 	# /hgw/stats, /hgw/workers and /hgw/latency answer while hedgewire
 	# runs (a slow paced replay), through Debian's dpdk-telemetry.py, and
