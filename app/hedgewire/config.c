@@ -133,6 +133,7 @@ static const struct key keys[] = {
 	KE("replay", "pace",  pace, pace_modes, "off"),
 	K("replay", "speed",  KEY_DOUBLE, speed, 0, 1000000, "1"),
 	K("replay", "pps",    KEY_U32,  pps, 1, 100000000, "100000"),
+	K("replay", "burst",  KEY_U32,  pace_burst, 1, 65536, "1"),
 	K("replay", "start_delay_ms", KEY_U32, start_delay_ms, 1, 60000, "200"),
 	K("replay", "miss_us", KEY_U32, miss_us, 1, 60000000, "1000"),
 };

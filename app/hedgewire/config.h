@@ -96,6 +96,7 @@ struct hgw_config {
 	uint32_t pace;            /* HGW_PACE_* */
 	double speed;             /* pcap pace: timeline speed factor */
 	uint32_t pps;             /* rate pace: frames per second */
+	uint32_t pace_burst;      /* rate pace: frames released together */
 	uint32_t start_delay_ms;  /* t0 = launch + this (every worker alike) */
 	uint32_t miss_us;         /* a later order counts as a miss */
 };

@@ -705,7 +705,8 @@ pace_init(struct hgw_worker *w, const struct hgw_config *c)
 			/* net_pcap stamps microseconds */
 			hgw_pacer_init_pcap(&w[i].pacer, t0, hz, 1e6, c->speed);
 		else
-			hgw_pacer_init_rate(&w[i].pacer, t0, hz, c->pps);
+			hgw_pacer_init_rate(&w[i].pacer, t0, hz, c->pps,
+					    c->pace_burst);
 	}
 }
 
@@ -956,6 +957,10 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 	printf("  %-22s %" PRIu64 "\n", "gap_messages", f->gap_messages);
 	printf("  %-22s %" PRIu64 "\n", "dup_messages", f->dup_messages);
 	printf("  %-22s %" PRIu64 "\n", "rx_multiseg", w->rx.multiseg);
+	if (w->rx.last_tsc > w->rx.first_tsc)
+		printf("  rx rate: %.0f frames/s from the first burst to the "
+		       "last\n", (double)(w->rx.mbufs - 1) * (double)rte_get_tsc_hz() /
+		       (double)(w->rx.last_tsc - w->rx.first_tsc));
 	if (w->pace != HGW_PACE_OFF)
 		printf("  paced: %" PRIu64 " frames picked up after their "
 		       "deadline (worst %.1f us late), %" PRIu64 " without a "

@@ -365,6 +365,9 @@ poll_once(struct hgw_worker *w)
 	if (n == 0)
 		return 0;
 	w->rx_tsc = rte_rdtsc();
+	if (unlikely(w->rx.first_tsc == 0))
+		w->rx.first_tsc = w->rx_tsc;
+	w->rx.last_tsc = w->rx_tsc;
 	w->rx.bursts++;
 	w->rx.mbufs += n;
 	if (w->pace != HGW_PACE_OFF) {

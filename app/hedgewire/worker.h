@@ -31,6 +31,8 @@ struct hgw_worker_rx_stats {
 	uint64_t mbufs;         /* mbufs received */
 	uint64_t multiseg;      /* chained mbufs dropped (feed frames fit one) */
 	uint64_t book_changes;  /* messages that changed some instrument's book */
+	uint64_t first_tsc;     /* first and last rx_burst that returned frames */
+	uint64_t last_tsc;
 };
 
 /* Orders leaving one worker. */

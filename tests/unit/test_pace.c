@@ -76,17 +76,35 @@ test_rate(void)
 {
 	struct hgw_pacer p;
 
-	hgw_pacer_init_rate(&p, 1000, HZ, 100000);	/* 25000 cycles apart */
+	hgw_pacer_init_rate(&p, 1000, HZ, 100000, 1);	/* 25000 cycles apart */
 	for (uint64_t i = 0; i < 1000000; i++) {
 		uint64_t d = hgw_pacer_rate(&p);
 
 		if (i % 99991 == 0 || i == 999999)
 			HGW_CHECK(near(d, 1000 + i * 25000));
 	}
-	hgw_pacer_init_rate(&p, 0, HZ, 3);	/* not a whole number */
+	hgw_pacer_init_rate(&p, 0, HZ, 3, 1);	/* not a whole number */
 	HGW_CHECK_EQ(hgw_pacer_rate(&p), 0);
 	HGW_CHECK(near(hgw_pacer_rate(&p), HZ / 3));
 	HGW_CHECK(near(hgw_pacer_rate(&p), 2 * HZ / 3));
+}
+
+/* Bursts: b frames share the deadline of the burst's first frame, and
+ * the average rate stays pps. */
+static void
+test_rate_bursts(void)
+{
+	struct hgw_pacer p;
+
+	hgw_pacer_init_rate(&p, 0, HZ, 100000, 256);	/* 25000 cycles/frame */
+	for (uint64_t i = 0; i < 10 * 256; i++) {
+		uint64_t d = hgw_pacer_rate(&p);
+
+		HGW_CHECK(near(d, (i / 256) * 256 * 25000));
+	}
+	hgw_pacer_init_rate(&p, 7, HZ, 100000, 0);	/* 0 means 1 */
+	HGW_CHECK_EQ(hgw_pacer_rate(&p), 7);
+	HGW_CHECK(near(hgw_pacer_rate(&p), 7 + 25000));
 }
 
 int
@@ -96,5 +114,6 @@ main(void)
 	HGW_TEST(test_pcap_same_on_every_worker);
 	HGW_TEST(test_pcap_backwards);
 	HGW_TEST(test_rate);
+	HGW_TEST(test_rate_bursts);
 	return hgw_test_done();
 }
