@@ -95,11 +95,12 @@ struct hgw_idio_pf {
 void hgw_idio_pf_init(struct hgw_idio_pf *c, uint64_t window_cycles,
 		      uint32_t min_burst, uint32_t max_depth);
 
-/* n packets arrived at now (one rx_burst); returns how many packets
- * ahead to prefetch into L2 while processing these n (0..max_depth,
- * and at most n - 1). */
+/* n packets arrived at now; `ahead` more are in hand beyond the one
+ * being processed. Returns how many of those to prefetch into L2:
+ * 0 on a quiet feed, else at most max_depth and at most ahead. */
 static inline uint32_t
-hgw_idio_pf_depth(struct hgw_idio_pf *c, uint64_t now, uint32_t n)
+hgw_idio_pf_arrive(struct hgw_idio_pf *c, uint64_t now, uint32_t n,
+		   uint32_t ahead)
 {
 	if (now - c->win_start >= c->window) {
 		/* a window has ended: its count is the rate, unless more
@@ -113,13 +114,21 @@ hgw_idio_pf_depth(struct hgw_idio_pf *c, uint64_t now, uint32_t n)
 	uint32_t rate = c->win_count > c->last_rate ? c->win_count :
 			c->last_rate;
 
-	if (c->max_depth == 0 || rate < c->min_burst || n < 2)
+	if (c->max_depth == 0 || rate < c->min_burst || ahead == 0)
 		return 0;
-	uint32_t d = n - 1 < c->max_depth ? n - 1 : c->max_depth;
+	uint32_t d = ahead < c->max_depth ? ahead : c->max_depth;
 
 	c->bursts++;
 	c->prefetched += d;
 	return d;
+}
+
+/* One rx_burst of n packets at now: how many packets ahead to prefetch
+ * while processing them (0..max_depth, and at most n - 1). */
+static inline uint32_t
+hgw_idio_pf_depth(struct hgw_idio_pf *c, uint64_t now, uint32_t n)
+{
+	return hgw_idio_pf_arrive(c, now, n, n != 0 ? n - 1 : 0);
 }
 
 /* ---- poisoning -------------------------------------------------------- */
