@@ -81,6 +81,17 @@ trade() {
 		fail "journal count: $(grep journal "$T/out")"
 }
 
+# hedged_reference: the configuration of the hedging runs (throttles high
+# enough for thousands of orders) and its expected orders, $want of them,
+# in $T/expected.pcap.
+hedged_reference() {
+	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
+		"window_ms = 50"
+	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
+		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
+	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+}
+
 # hedged_run N MODE [hedgewire args]: N workers in dedup MODE on the feed;
 # checks the orders that left against $T/expected.pcap ($want orders).
 hedged_run() {
@@ -304,11 +315,7 @@ hedged|stall|worker-stop)
 	#                messages: nothing lost, nothing twice
 	#   worker-stop  2 workers, worker 1 stops for good mid-feed: the
 	#                orders continue
-	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
-		"window_ms = 50"
-	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
-		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
-	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+	hedged_reference
 	[ "$want" -gt 500 ] || fail "too few orders to mean much: $want"
 	case $SCENARIO in
 	hedged) runs="2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore
@@ -337,11 +344,7 @@ paced)
 	# once, in the text report and in the CSV and JSON files; the pcap pace
 	# finds a timestamp on every frame; a worker held up 10 ms records
 	# the lateness as latency (and as misses), it is not lost.
-	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
-		"window_ms = 50"
-	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
-		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
-	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+	hedged_reference
 	for pace in rate pcap; do
 		hedged_run 2 claim --set replay.pace=$pace --set replay.pps=200000 \
 			--set replay.speed=2 --latency "$T/lat"
@@ -369,11 +372,7 @@ buffers)
 	# (as with all off), nothing is taken for a use after free, and each
 	# switch did its work. Queues mode (each worker the only holder) and
 	# fanout (the last of the workers to let go invalidates and poisons).
-	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
-		"window_ms = 50"
-	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
-		--out "$T/expected.pcap" --summary "$T/ref.txt" >/dev/null
-	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+	hedged_reference
 	on=(--set buffers.invalidate=invalidate --set buffers.prefetch=yes
 	    --set buffers.prefetch_min_burst=2 --set buffers.poison=256)
 	hedged_run 2 claim "${on[@]}"
