@@ -932,6 +932,7 @@ print_sender(const struct hgw_sender *s, uint64_t pool_empty)
 	printf("  %-22s %" PRIu64 "\n", "orders", s->tx.orders);
 	printf("  %-22s %" PRIu64 "\n", "tx_full", s->tx.tx_full);
 	printf("  %-22s %" PRIu64 "\n", "tx_pool_empty", pool_empty);
+	printf("  %-22s %" PRIu64 "\n", "tx_pool_waits", s->tx.pool_waits);
 	printf("  %-22s %" PRIu64 "\n", "journal_full", s->tx.journal_full);
 	printf("  %-22s %" PRIu64 "\n", "misses", s->misses);
 	hgw_hist_print(&s->rx_to_tx, stdout, "rx_to_tx",
@@ -1144,10 +1145,12 @@ main(int argc, char **argv)
 		for (uint32_t i = 0; i < conf.workers; i++)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64
 			       " (orders handed over %" PRIu64 ", ring full "
-			       "waits %" PRIu64 ")\n", i,
+			       "waits %" PRIu64 ", order pool waits %" PRIu64
+			       ")\n", i,
 			       txlcore.filter.passed[i], txlcore.filter.dropped[i],
 			       workers[i].out.tx.orders,
-			       workers[i].handoff_retries);
+			       workers[i].handoff_retries,
+			       workers[i].out.tx.pool_waits);
 		printf("tx lcore %u: orders sent %" PRIu64 ", late copies "
 		       "dropped %" PRIu64 ", invalid %" PRIu64 "\n",
 		       txlcore_lcore, txlcore.out.tx.orders, txlcore.races_lost,
@@ -1207,6 +1210,10 @@ main(int argc, char **argv)
 		if (j->stall_us != 0)
 			printf("worker %u injected stalls %" PRIu64 " of %u us\n",
 			       i, j->stalls, j->stall_us);
+		if (workers[i].passive)
+			printf("worker %u went passive: the order pool ran dry "
+			       "([order] mbufs); it kept accounting, the others "
+			       "sent\n", i);
 		if (atomic_load_explicit(&workers[i].shared.dead,
 					 memory_order_relaxed))
 			printf("worker %u stopped (injected) after %" PRIu64

@@ -142,19 +142,58 @@ flush_tx(struct hgw_worker *w)
 		sender_flush(&w->out);
 }
 
-/* Build the order of a decision that passed risk into an mbuf. */
-static inline void
-build_order(struct hgw_worker *w, const struct hgw_decision *d, uint64_t seq,
-	    uint16_t session)
+/* No order mbuf to be had. A worker must never leave one trigger out of
+ * the middle of its stream: a later trigger it sends could then move the
+ * dedup mark past the one it skipped and lose it for every worker
+ * (hgw_dedup.h). So: in tx-lcore mode wait (the TX lcore frees mbufs as
+ * it sends and drops); otherwise push out what this worker has queued
+ * and reclaim what its TX queue is done with, and if that still gives
+ * nothing, go passive: keep every replica's accounting, send nothing
+ * more, and let the other workers carry the stream. */
+static __rte_noinline struct rte_mbuf *
+order_mbuf_slow(struct hgw_worker *w)
 {
-	struct rte_mbuf *m = rte_pktmbuf_alloc(w->tx_pool);
+	struct rte_mbuf *m;
+
+	if (w->handoff != NULL) {
+		while ((m = rte_pktmbuf_alloc(w->tx_pool)) == NULL) {
+			w->out.tx.pool_waits++;
+			rte_pause();
+		}
+		return m;
+	}
+	sender_flush(&w->out);
+	rte_eth_tx_done_cleanup(w->out.port, w->out.queue, 0);
+	m = rte_pktmbuf_alloc(w->tx_pool);
+	if (m == NULL) {
+		w->out.tx.pool_empty++;
+		w->passive = 1;
+	}
+	return m;
+}
+
+/* The mbuf the next order goes into, taken before the dedup claim (a
+ * worker claims only what it can send); kept for the next trigger when
+ * the race is lost. NULL: passive. */
+static inline struct rte_mbuf *
+order_mbuf(struct hgw_worker *w)
+{
+	if (likely(w->spare != NULL))
+		return w->spare;
+	w->spare = rte_pktmbuf_alloc(w->tx_pool);
+	if (unlikely(w->spare == NULL))
+		w->spare = order_mbuf_slow(w);
+	return w->spare;
+}
+
+/* Build the order of a decision into m and queue it. */
+static inline void
+build_order(struct hgw_worker *w, struct rte_mbuf *m,
+	    const struct hgw_decision *d, uint64_t seq, uint16_t session)
+{
 	struct hgw_ouch_order o;
 	const char *name;
 
-	if (unlikely(m == NULL)) {
-		w->out.tx.pool_empty++;
-		return;
-	}
 	o.user_ref_num = hgw_order_user_ref(seq);
 	o.side = d->side;
 	o.quantity = d->quantity;
@@ -201,11 +240,16 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 		return;
 	/* Risk has accounted the order either way, so every replica keeps
 	 * the same position and windows; only the first copy is sent. */
+	struct rte_mbuf *m = likely(!w->passive) ? order_mbuf(w) : NULL;
+
+	if (unlikely(m == NULL))
+		return;
 	if (w->dedup != NULL &&
 	    !hgw_dedup_claim_count(w->dedup, &w->races, w->batch_session[i],
 				   w->batch_seq[i]))
 		return;
-	build_order(w, &d, w->batch_seq[i], w->batch_session[i]);
+	w->spare = NULL;
+	build_order(w, m, &d, w->batch_seq[i], w->batch_session[i]);
 }
 
 /* Test-only: freeze here (busy, like a preempted or stalled core), then
@@ -418,6 +462,8 @@ inject_stop(struct hgw_worker *w)
 static int
 worker_done(struct hgw_worker *w)
 {
+	rte_pktmbuf_free(w->spare);	/* NULL-safe */
+	w->spare = NULL;
 	if (w->txl != NULL)
 		/* release: our last handoff enqueue happens-before the TX
 		 * lcore's acquire load that sees this count */

@@ -39,7 +39,8 @@ struct hgw_worker_rx_stats {
 struct hgw_worker_tx_stats {
 	uint64_t orders;        /* handed to tx_burst and accepted by it */
 	uint64_t tx_full;       /* refused by tx_burst (dropped, counted) */
-	uint64_t pool_empty;    /* no mbuf for an order that passed risk */
+	uint64_t pool_empty;    /* no mbuf: the worker went passive */
+	uint64_t pool_waits;    /* tx-lcore: spins waiting for an order mbuf */
 	uint64_t journal_full;  /* sent but not journalled (ring full) */
 };
 
@@ -205,6 +206,9 @@ struct hgw_worker {
 	struct hgw_udp_tx udp;          /* order transport template */
 	uint8_t capacity;
 	struct rte_mempool *tx_pool;
+	struct rte_mbuf *spare;         /* the next order's mbuf, taken early */
+	/* 1 after the order pool ran dry: accounts, never sends again */
+	int passive;
 	/* claim dedup shared by all workers (NULL: every copy is sent, or
 	 * the TX lcore chooses) */
 	struct hgw_dedup *dedup;
