@@ -7,15 +7,18 @@
 # every order counted (the histograms' counts are printed and checked).
 # Prints p50 .. max for both and the ratios, writes the histograms as CSV
 # and JSON and draws both CCDFs on one PNG (scripts/ccdf.sh).
-#   tests/bench/hedge_bench.sh [OUTDIR] [table-MB] [messages] [pps] [workers]
+# Rounds alternate single and hedged (drift and noise hit both alike); the
+# report is over all rounds' samples merged, plus each round's p99.99.
+#   tests/bench/hedge_bench.sh [OUTDIR] [table-MB] [messages] [pps] [workers] [rounds]
 # (build first: scripts/setup.sh)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 out=${1:-bench-out}
-mb=${2:-512}
-msgs=${3:-2000000}
+mb=${2:-256}
+msgs=${3:-1000000}
 pps=${4:-50000}
 nw=${5:-2}
+rounds=${6:-3}
 mkdir -p "$out"
 work=$(mktemp -d /tmp/hgw-bench.XXXXXX)
 trap 'rm -rf "$work"' EXIT
@@ -58,25 +61,56 @@ run() {
 	grep 'paced:' "$work/$name.out" | head -1 | sed "s/^ */$name: /"
 }
 
-run single 1
-run hedged "$nw"
+for ((r = 1; r <= rounds; r++)); do
+	run "single.$r" 1
+	run "hedged.$r" "$nw"
+done
 
-python3 - "$out" "$nw" <<'PY'
-import json, sys
-out, nw = sys.argv[1], sys.argv[2]
-s = json.load(open(out + '/single.json'))
-h = json.load(open(out + '/hedged.json'))
+# Merge each mode's rounds (bucket by bucket, from the JSON files), report
+# percentiles the way hgw_hist_percentile does (the bucket's high value),
+# and write the merged CSV in hgw_hist_write_csv's format for ccdf.sh.
+python3 - "$out" "$nw" "$rounds" <<'PY'
+import json, math, sys
+out, nw, rounds = sys.argv[1], sys.argv[2], int(sys.argv[3])
+PCTS = ['p50', 'p99', 'p99.9', 'p99.99']
+
+def merged(mode):
+    runs = [json.load(open('%s/%s.%d.json' % (out, mode, r))) for r in range(1, rounds + 1)]
+    b = {}
+    for d in runs:
+        for v, c in d['buckets']:
+            b[v] = b.get(v, 0) + c
+    rows = sorted(b.items())
+    total = sum(c for _, c in rows)
+    with open('%s/%s.csv' % (out, mode), 'w') as f:
+        f.write('value,count,cumulative,ccdf\n')
+        cum = 0
+        for v, c in rows:
+            cum += c
+            f.write('%.15g,%d,%d,%.9g\n' % (v, c, cum, (total - cum) / total))
+    def pct(p):
+        rank, cum = math.ceil(p / 100 * total), 0
+        for v, c in rows:
+            cum += c
+            if cum >= rank:
+                return v
+    res = {k: pct(float(k[1:])) for k in PCTS}
+    res['max'] = max(d['max'] for d in runs)
+    res['count'] = total
+    res['rounds'] = [d['percentiles']['p99.99'] for d in runs]
+    return res
+
+s, h = merged('single'), merged('hedged')
 if s['count'] != h['count']:
     sys.exit('counts differ: single %d, hedged %d orders' % (s['count'], h['count']))
-keys = [('p50', 'p50'), ('p99', 'p99'), ('p99.9', 'p99.9'), ('p99.99', 'p99.99')]
-print('\n%-22s %10s %10s %10s %10s %10s' % ('ns', 'p50', 'p99', 'p99.9', 'p99.99', 'max'))
+print('\n%-22s %10s %10s %10s %10s %10s' % (('ns, %d rounds merged' % rounds,) + tuple(PCTS) + ('max',)))
 for name, d in (('single (1 worker)', s), ('hedged (%s workers)' % nw, h)):
-    print('%-22s %10.0f %10.0f %10.0f %10.0f %10.0f' % ((name,) +
-          tuple(d['percentiles'][k] for _, k in keys) + (d['max'],)))
+    print('%-22s %10.0f %10.0f %10.0f %10.0f %10.0f' % ((name,) + tuple(d[k] for k in PCTS) + (d['max'],)))
 print('%-22s %10.2f %10.2f %10.2f %10.2f %10.2f' % (('single / hedged',) +
-      tuple(s['percentiles'][k] / max(h['percentiles'][k], 1) for _, k in keys) +
-      (s['max'] / max(h['max'], 1),)))
-print('every order counted: %d in each histogram' % s['count'])
+      tuple(s[k] / max(h[k], 1) for k in PCTS) + (s['max'] / max(h['max'], 1),)))
+for name, d in (('single', s), ('hedged', h)):
+    print('%s p99.99 by round: %s' % (name, ' '.join('%.0f' % v for v in d['rounds'])))
+print('every order counted: %d in each mode (%d a round)' % (s['count'], s['count'] // rounds))
 PY
 scripts/ccdf.sh "$out/hedge.png" single="$out/single.csv" \
 	"hedged ($nw workers)=$out/hedged.csv" \
