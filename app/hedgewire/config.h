@@ -82,6 +82,7 @@ struct hgw_config {
 	uint32_t dedup;           /* HGW_DEDUP_MODE_* */
 	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */
 	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
+	uint32_t stage_sample;    /* stamp the stages of 1 trigger in N; 0 = off */
 
 	/* [buffers] (lib/idio) */
 	uint32_t invalidate;      /* enum hgw_idio_inval */

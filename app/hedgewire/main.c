@@ -785,7 +785,10 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			w[i].fanout = &fanout;
 		}
 		hgw_feed_init(&w[i].feed, &c->feed);
+		hgw_hist_init(&w[i].stage_book);
 		hgw_hist_init(&w[i].lookup);
+		hgw_hist_init(&w[i].stage_risk);
+		w[i].stage_every = w[i].stage_left = c->stage_sample;
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
 		if (mem == NULL)
@@ -1184,15 +1187,20 @@ main(int argc, char **argv)
 		if (args.latency != NULL)
 			latency_files(&all, args.latency);
 	}
-	for (uint32_t i = 0; trade && i < conf.workers; i++) {
-		char name[48];
+	for (uint32_t i = 0; trade && conf.stage_sample && i < conf.workers; i++) {
+		const double ns = 1e9 / (double)rte_get_tsc_hz();
+		char name[64];
 
-		snprintf(name, sizeof(name), "worker %u replica %u lookup", i,
+		printf("worker %u stages, 1 trigger in %u (ns):\n", i,
+		       conf.stage_sample);
+		hgw_hist_print(&workers[i].stage_book, stdout, "  book", ns,
+			       "arrival to the trigger decoded and applied");
+		snprintf(name, sizeof(name), "  replica %u lookup",
 			 i % trading.tables.n);
-		hgw_hist_print(&workers[i].lookup, stdout, name,
-			       1e9 / (double)rte_get_tsc_hz(),
-			       "ns, strategy evaluation, 1 trigger in "
-			       RTE_STR(HGW_LOOKUP_SAMPLE));
+		hgw_hist_print(&workers[i].lookup, stdout, name, ns,
+			       "strategy evaluation, table entry read");
+		hgw_hist_print(&workers[i].stage_risk, stdout, "  risk", ns,
+			       "risk checks of a decision");
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		const struct hgw_worker *w = &workers[i];

@@ -216,30 +216,12 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 		flush_tx(w);
 }
 
-/* A message changed locate's book: strategy, risk, order. */
+/* A decision passed risk (which has accounted it either way, so every
+ * replica keeps the same position and windows): claim, build, queue. Only
+ * the first copy is sent. */
 static inline void
-on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
+send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 {
-	struct hgw_decision d;
-	int go;
-
-	if (unlikely(w->strategy.triggers % HGW_LOOKUP_SAMPLE == 0)) {
-		uint64_t t = rte_rdtsc_precise();
-
-		go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate,
-				       &d);
-		hgw_hist_record(&w->lookup, rte_rdtsc_precise() - t);
-	} else {
-		go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate,
-				       &d);
-	}
-	if (!go)
-		return;
-	if (hgw_risk_check(w->risk, w->book, &d,
-			   hgw_itch_timestamp(w->batch[i])) != HGW_RISK_PASS)
-		return;
-	/* Risk has accounted the order either way, so every replica keeps
-	 * the same position and windows; only the first copy is sent. */
 	struct rte_mbuf *m = likely(!w->passive) ? order_mbuf(w) : NULL;
 
 	if (unlikely(m == NULL))
@@ -249,8 +231,52 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 				   w->batch_seq[i]))
 		return;
 	w->spare = NULL;
-	build_order(w, m, &d, w->batch_seq[i], w->batch_session[i]);
+	build_order(w, m, d, w->batch_seq[i], w->batch_session[i]);
 }
+
+/* on_trigger with every stage stamped (one trigger in stage_every). */
+static __rte_noinline void
+on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate)
+{
+	struct hgw_decision d;
+	uint64_t t1, t2, t3;
+	int go, pass = 0;
+
+	w->stage_left = w->stage_every;
+	t1 = rte_rdtsc_precise();
+	go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d);
+	t2 = rte_rdtsc_precise();
+	if (go)
+		pass = hgw_risk_check(w->risk, w->book, &d,
+				      hgw_itch_timestamp(w->batch[i])) ==
+		       HGW_RISK_PASS;
+	t3 = rte_rdtsc_precise();
+	hgw_hist_record(&w->stage_book, t1 - RTE_MIN(w->rx_tsc, t1));
+	hgw_hist_record(&w->lookup, t2 - t1);
+	if (go)
+		hgw_hist_record(&w->stage_risk, t3 - t2);
+	if (pass)
+		send_decision(w, i, &d);
+}
+
+/* A message changed locate's book: strategy, risk, order. */
+static inline void
+on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
+{
+	struct hgw_decision d;
+
+	if (unlikely(w->stage_every != 0) && --w->stage_left == 0) {
+		on_trigger_stamped(w, i, locate);
+		return;
+	}
+	if (!hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d))
+		return;
+	if (hgw_risk_check(w->risk, w->book, &d,
+			   hgw_itch_timestamp(w->batch[i])) != HGW_RISK_PASS)
+		return;
+	send_decision(w, i, &d);
+}
+
 
 /* Test-only: freeze here (busy, like a preempted or stalled core), then
  * draw the next stall point. */

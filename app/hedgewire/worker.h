@@ -44,9 +44,6 @@ struct hgw_worker_tx_stats {
 	uint64_t journal_full;  /* sent but not journalled (ring full) */
 };
 
-/* One trigger in this many has its strategy evaluation timed. */
-#define HGW_LOOKUP_SAMPLE 64
-
 /* Orders built before a tx_burst is forced. */
 #define HGW_WORKER_TXQ 64
 
@@ -243,10 +240,14 @@ struct hgw_worker {
 		uint64_t lines;         /* lines invalidated or demoted */
 		uint64_t poisoned;      /* buffers poisoned */
 	} idio;
-	/* Strategy evaluation (book top, table key, the replica's entry
-	 * read under its sequence count), timed for one trigger in
-	 * HGW_LOOKUP_SAMPLE: the loaded latency of this worker's replica. */
-	struct hgw_hist lookup;
+	/* Per-stage stamps of one trigger in stage_every ([run]
+	 * stage_sample; 0: off, nothing timed): arrival -> the trigger's
+	 * message decoded and applied to the book (stage_book), -> strategy
+	 * evaluated (lookup: book top, table key and this worker's replica
+	 * read under its sequence count, so the replica's loaded latency),
+	 * -> risk decided (stage_risk). Sent is rx_to_tx. TSC cycles. */
+	uint32_t stage_every, stage_left;
+	struct hgw_hist stage_book, lookup, stage_risk;
 	/* Arrival of the frame being processed: the TSC when its rx_burst
 	 * returned, or with paced replay its release deadline */
 	uint64_t rx_tsc;
