@@ -5,37 +5,75 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <string.h>
 
 #include "hgw_latency.h"
 
+int
+hgw_hist_init_precision(struct hgw_hist *h, uint32_t sub_bits)
+{
+	if (sub_bits < 1 || sub_bits > HGW_HIST_MAX_SUB_BITS)
+		return -EINVAL;
+	/* the whole array, not only this precision's buckets: hgw_hist_copy
+	 * relies on every bucket beyond the one holding max being 0 */
+	memset(h, 0, sizeof(*h));
+	h->min = UINT64_MAX;
+	h->sub_bits = sub_bits;
+	return 0;
+}
+
 void
 hgw_hist_init(struct hgw_hist *h)
 {
-	memset(h, 0, sizeof(*h));
-	h->min = UINT64_MAX;
+	hgw_hist_init_precision(h, HGW_HIST_SUB_BITS);
+}
+
+int
+hgw_hist_digits_to_bits(uint32_t digits)
+{
+	uint64_t pow10 = 1;
+	int bits = 0;
+
+	if (digits < 1 || digits > 3)
+		return -EINVAL;
+	while (digits-- > 0)
+		pow10 *= 10;
+	while ((1ull << bits) < pow10)
+		bits++;
+	return bits;
 }
 
 uint64_t
-hgw_hist_bucket_low(uint32_t bucket)
+hgw_hist_bucket_low(const struct hgw_hist *h, uint32_t bucket)
 {
-	if (bucket < 2 * HGW_HIST_SUB)
+	uint32_t s = h->sub_bits;
+
+	if (bucket < (2u << s))
 		return bucket;
-	uint32_t shift = bucket / HGW_HIST_SUB - 1;
+	uint32_t shift = (bucket >> s) - 1;
 
-	return (uint64_t)(bucket % HGW_HIST_SUB + HGW_HIST_SUB) << shift;
+	return (uint64_t)((bucket & ((1u << s) - 1)) + (1u << s)) << shift;
 }
 
 uint64_t
-hgw_hist_bucket_high(uint32_t bucket)
+hgw_hist_bucket_high(const struct hgw_hist *h, uint32_t bucket)
 {
-	if (bucket == HGW_HIST_BUCKETS - 1)
+	if (bucket >= hgw_hist_nbuckets(h) - 1)
 		return UINT64_MAX;	/* the top bucket takes everything above */
-	if (bucket < 2 * HGW_HIST_SUB)
+	if (bucket < (2u << h->sub_bits))
 		return bucket;
-	uint32_t shift = bucket / HGW_HIST_SUB - 1;
+	uint32_t shift = (bucket >> h->sub_bits) - 1;
 
-	return hgw_hist_bucket_low(bucket) + ((uint64_t)1 << shift) - 1;
+	return hgw_hist_bucket_low(h, bucket) + ((uint64_t)1 << shift) - 1;
+}
+
+/* Buckets 0..used - 1 can be non-zero, the others are 0: max is the
+ * largest value recorded. */
+static uint32_t
+used_buckets(const struct hgw_hist *h)
+{
+	return h->count ? hgw_hist_bucket(h, h->max) + 1 : 0;
 }
 
 uint64_t
@@ -47,15 +85,16 @@ hgw_hist_percentile(const struct hgw_hist *h, double p)
 	/* the epsilon keeps 99.9% of 1000 at rank 999, not 1000 */
 	uint64_t rank = (uint64_t)ceil(p / 100.0 * (double)h->count - 1e-9);
 	uint64_t seen = 0;
+	uint32_t n = used_buckets(h);
 
 	if (rank < 1)
 		rank = 1;
 	if (rank >= h->count)
 		return h->max;
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		seen += h->b[i];
 		if (seen >= rank) {
-			uint64_t v = hgw_hist_bucket_high(i);
+			uint64_t v = hgw_hist_bucket_high(h, i);
 
 			if (v > h->max)
 				v = h->max;
@@ -67,10 +106,14 @@ hgw_hist_percentile(const struct hgw_hist *h, double p)
 	return h->max;
 }
 
-void
+int
 hgw_hist_merge(struct hgw_hist *dst, const struct hgw_hist *src)
 {
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
+	uint32_t n = used_buckets(src);
+
+	if (dst->sub_bits != src->sub_bits)
+		return -EINVAL;
+	for (uint32_t i = 0; i < n; i++)
 		dst->b[i] += src->b[i];
 	dst->count += src->count;
 	dst->sum += src->sum;
@@ -78,6 +121,21 @@ hgw_hist_merge(struct hgw_hist *dst, const struct hgw_hist *src)
 		dst->min = src->min;
 	if (src->max > dst->max)
 		dst->max = src->max;
+	return 0;
+}
+
+void
+hgw_hist_copy(struct hgw_hist *dst, const struct hgw_hist *src)
+{
+	if (dst == src)
+		return;
+	/* dst's own, at dst's precision; 0 for a zeroed struct */
+	uint32_t had = used_buckets(dst);
+	uint32_t n = used_buckets(src);
+
+	memcpy(dst, src, offsetof(struct hgw_hist, b) + n * sizeof(src->b[0]));
+	if (had > n)
+		memset(&dst->b[n], 0, (had - n) * sizeof(dst->b[0]));
 }
 
 /* The percentiles reported by hgw_hist_print (all) and
@@ -127,7 +185,7 @@ put_value(FILE *out, uint64_t v, double scale, bool json)
 static uint64_t
 row_value(const struct hgw_hist *h, uint32_t bucket)
 {
-	uint64_t v = hgw_hist_bucket_high(bucket);
+	uint64_t v = hgw_hist_bucket_high(h, bucket);
 
 	return v > h->max ? h->max : v;
 }
@@ -150,7 +208,7 @@ hgw_hist_write_csv(const struct hgw_hist *h, FILE *out, double scale)
 
 	errno = 0;
 	fputs("value,count,cumulative,ccdf\n", out);
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS && cum < h->count; i++) {
+	for (uint32_t i = 0; i < hgw_hist_nbuckets(h) && cum < h->count; i++) {
 		if (h->b[i] == 0)
 			continue;
 		cum += h->b[i];
@@ -193,6 +251,9 @@ hgw_hist_write_json(const struct hgw_hist *h, FILE *out, const char *name,
 	put_json_string(out, name);
 	fputs(", \"unit\": ", out);
 	put_json_string(out, unit);
+	fprintf(out, ", \"precision_bits\": %" PRIu32 ", \"relative_error\": ",
+		h->sub_bits);
+	put_real(out, ldexp(1.0, -(int)h->sub_bits), true);
 	fprintf(out, ", \"count\": %" PRIu64 ",\n \"min\": ", h->count);
 	put_value(out, h->count ? h->min : 0, scale, true);
 	fputs(", \"max\": ", out);
@@ -206,7 +267,7 @@ hgw_hist_write_json(const struct hgw_hist *h, FILE *out, const char *name,
 		put_value(out, hgw_hist_percentile(h, hist_pct[i]), scale, true);
 	}
 	fputs("},\n \"buckets\": [", out);
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS && cum < h->count; i++) {
+	for (uint32_t i = 0; i < hgw_hist_nbuckets(h) && cum < h->count; i++) {
 		if (h->b[i] == 0)
 			continue;
 		cum += h->b[i];

@@ -3,8 +3,11 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
+#include <stddef.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -57,23 +60,115 @@ cmp_u64(const void *a, const void *b)
 #define NVALS 200000
 static uint64_t vals[NVALS];
 
-/* Every bucket's range is contiguous with the next and maps back. */
+/* v lies in the range of its bucket at hh's precision. */
+static int
+in_bucket(const struct hgw_hist *hh, uint64_t v)
+{
+	uint32_t i = hgw_hist_bucket(hh, v);
+
+	return hgw_hist_bucket_low(hh, i) <= v && v <= hgw_hist_bucket_high(hh, i);
+}
+
+/* At every precision, every bucket's range is contiguous with the next
+ * and maps back; its relative width is below 2^-sub_bits and, above the
+ * exact ones, at least 2^-(sub_bits + 1): the precision is the one asked
+ * for, not finer. The first bucket starts at 0, the top one ends at
+ * UINT64_MAX, and every value from 0 to 2^17 (and around each power of
+ * two) lies in its bucket's range. */
 static void
 test_buckets(void)
 {
-	for (uint32_t i = 0; i + 1 < HGW_HIST_BUCKETS; i++) {
-		HGW_CHECK_EQ(hgw_hist_bucket_high(i) + 1, hgw_hist_bucket_low(i + 1));
-		HGW_CHECK_EQ(hgw_hist_bucket(hgw_hist_bucket_low(i)), i);
-		HGW_CHECK_EQ(hgw_hist_bucket(hgw_hist_bucket_high(i)), i);
-		/* relative width below 2^-SUB_BITS */
-		uint64_t lo = hgw_hist_bucket_low(i), hi = hgw_hist_bucket_high(i);
+	for (uint32_t s = 1; s <= HGW_HIST_MAX_SUB_BITS; s++) {
+		uint32_t nb, top, bad = 0;
 
-		HGW_CHECK((hi - lo) * HGW_HIST_SUB <= lo || hi == lo);
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, s), 0);
+		nb = hgw_hist_nbuckets(&h);
+		top = nb - 1;
+		HGW_CHECK_EQ(nb, (HGW_HIST_MAX_BITS - s + 1) << s);
+		HGW_CHECK(nb <= HGW_HIST_MAX_BUCKETS);
+		for (uint32_t i = 0; i < top; i++) {
+			uint64_t lo = hgw_hist_bucket_low(&h, i);
+			uint64_t hi = hgw_hist_bucket_high(&h, i);
+			uint64_t next = hgw_hist_bucket_low(&h, i + 1);
+
+			if (hi + 1 != next || hi < lo ||
+			    hgw_hist_bucket(&h, lo) != i ||
+			    hgw_hist_bucket(&h, hi) != i ||
+			    ((hi - lo) << s > lo && hi != lo) ||
+			    (i >= 2u << s && (hi - lo + 1) << (s + 1) <= lo)) {
+				if (bad++ < 5)
+					printf("# %u bits, bucket %u: %" PRIu64 "..%"
+					       PRIu64 ", next from %" PRIu64 "\n",
+					       s, i, lo, hi, next);
+			}
+		}
+		HGW_CHECK_EQ(bad, 0);
+		for (uint64_t v = 0; v <= 1u << 17; v++)
+			bad += !in_bucket(&h, v);
+		for (uint32_t k = 1; k < 64; k++)
+			for (uint64_t v = (1ull << k) - 1; v <= (1ull << k) + 1; v++)
+				bad += !in_bucket(&h, v);
+		HGW_CHECK_EQ(bad, 0);
+		HGW_CHECK_EQ(hgw_hist_bucket_low(&h, 0), 0);
+		HGW_CHECK_EQ(hgw_hist_bucket(&h, 0), 0);
+		HGW_CHECK_EQ(hgw_hist_bucket(&h, (1ull << HGW_HIST_MAX_BITS) - 1),
+			     top);
+		HGW_CHECK_EQ(hgw_hist_bucket(&h, 1ull << HGW_HIST_MAX_BITS), top);
+		HGW_CHECK_EQ(hgw_hist_bucket(&h, UINT64_MAX), top);
+		HGW_CHECK_EQ(hgw_hist_bucket_low(&h, top),
+			     (1ull << HGW_HIST_MAX_BITS) -
+			     (1ull << (HGW_HIST_MAX_BITS - 1 - s)));
+		HGW_CHECK_EQ(hgw_hist_bucket_high(&h, top), UINT64_MAX);
 	}
-	HGW_CHECK_EQ(hgw_hist_bucket(0), 0);
-	HGW_CHECK_EQ(hgw_hist_bucket(UINT64_MAX), HGW_HIST_BUCKETS - 1);
-	HGW_CHECK_EQ(hgw_hist_bucket((1ull << HGW_HIST_MAX_BITS) - 1),
-		     HGW_HIST_BUCKETS - 1);
+}
+
+/* Precisions 1..HGW_HIST_MAX_SUB_BITS are taken, others refused with h
+ * untouched; hgw_hist_init is the default precision; decimal digits map
+ * to the smallest precision that keeps them. */
+static void
+test_init_precision(void)
+{
+	static const uint32_t bad[] = { 0, HGW_HIST_MAX_SUB_BITS + 1, 64,
+					UINT32_MAX };
+
+	hgw_hist_init(&h);
+	HGW_CHECK_EQ(h.sub_bits, HGW_HIST_SUB_BITS);
+	HGW_CHECK_EQ(hgw_hist_nbuckets(&h), HGW_HIST_NBUCKETS(HGW_HIST_SUB_BITS));
+	HGW_CHECK_EQ(hgw_hist_nbuckets(&h), 2240);
+	HGW_CHECK_EQ(h.count, 0);
+	HGW_CHECK_EQ(h.min, UINT64_MAX);
+	HGW_CHECK_EQ(h.max, 0);
+	hgw_hist_record(&h, 12345);
+	u = h;
+	for (unsigned int i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bad[i]), -EINVAL);
+		HGW_CHECK(memcmp(&h, &u, sizeof(h)) == 0);
+	}
+	for (uint32_t s = 1; s <= HGW_HIST_MAX_SUB_BITS; s++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, s), 0);
+		HGW_CHECK_EQ(h.sub_bits, s);
+		HGW_CHECK_EQ(h.count, 0);
+		HGW_CHECK_EQ(h.min, UINT64_MAX);
+		HGW_CHECK_EQ(h.max, 0);
+		HGW_CHECK_EQ(h.sum, 0);
+		HGW_CHECK_EQ(h.b[hgw_hist_bucket(&u, 12345)], 0);
+		HGW_CHECK_EQ(hgw_hist_percentile(&h, 50), 0);
+	}
+	HGW_CHECK_EQ(HGW_HIST_MAX_BUCKETS, 31744);
+
+	HGW_CHECK_EQ(hgw_hist_digits_to_bits(0), -EINVAL);
+	HGW_CHECK_EQ(hgw_hist_digits_to_bits(1), 4);
+	HGW_CHECK_EQ(hgw_hist_digits_to_bits(2), 7);
+	HGW_CHECK_EQ(hgw_hist_digits_to_bits(3), 10);
+	HGW_CHECK_EQ(hgw_hist_digits_to_bits(4), -EINVAL);
+	HGW_CHECK_EQ(hgw_hist_digits_to_bits(UINT32_MAX), -EINVAL);
+	for (uint32_t d = 1; d <= 3; d++) {
+		int s = hgw_hist_digits_to_bits(d);
+
+		HGW_CHECK(s >= 1 && s <= HGW_HIST_MAX_SUB_BITS);
+		HGW_CHECK(ldexp(1, -s) <= pow(10, -(double)d));
+		HGW_CHECK(ldexp(1, 1 - s) > pow(10, -(double)d));
+	}
 }
 
 /* 1..1,000,000 once each: percentile p is p * 10^4 within 1.6%. */
@@ -92,7 +187,8 @@ test_uniform(void)
 	for (unsigned int i = 0; i < sizeof(ps) / sizeof(ps[0]); i++) {
 		double want = ps[i] * 10000, got = (double)hgw_hist_percentile(&h, ps[i]);
 
-		HGW_CHECK(got >= want && got <= want * (1 + 1.0 / HGW_HIST_SUB));
+		HGW_CHECK(got >= want &&
+			  got <= want * (1 + 1.0 / (1u << HGW_HIST_SUB_BITS)));
 	}
 }
 
@@ -112,18 +208,20 @@ test_tail_and_merge(void)
 	hgw_hist_merge(&h, &h2);
 	HGW_CHECK(memcmp(&h, &u, sizeof(h)) == 0);	/* merge == union */
 	HGW_CHECK_EQ(hgw_hist_percentile(&h, 99.9), 100);
-	HGW_CHECK(hgw_hist_percentile(&h, 99.95) >= 1000000 * (1 - 1.0 / HGW_HIST_SUB));
+	HGW_CHECK(hgw_hist_percentile(&h, 99.95) >=
+		  1000000 * (1 - 1.0 / (1u << HGW_HIST_SUB_BITS)));
 	HGW_CHECK_EQ(hgw_hist_percentile(&h, 100), 1000000);
 	HGW_CHECK_EQ(h.sum, 999 * 100 + 1000000);
 }
 
-/* hh holds vals[0..n) (sorted here). Every percentile against the exact
- * nearest-rank one, computed in integers (parts per million): the
- * histogram answers the top of the bucket holding it, so never below it
- * and above it by at most 2^-HGW_HIST_SUB_BITS of it, and exactly it
- * below 2 * HGW_HIST_SUB where buckets are single values. */
+/* hh holds vals[0..n) (sorted here) and was asked for precision bits.
+ * Every percentile against the exact nearest-rank one, computed in
+ * integers (parts per million): the histogram answers the top of the
+ * bucket holding it, so never below it and above it by less than
+ * 2^-bits of it, and exactly it below 2^(bits + 1) where buckets are
+ * single values. */
 static void
-check_percentiles(const struct hgw_hist *hh, size_t n)
+check_percentiles(const struct hgw_hist *hh, size_t n, uint32_t bits)
 {
 	static const uint64_t ppm[] = { 1, 10000, 100000, 250000, 500000,
 		750000, 900000, 990000, 999000, 999900, 999990, 999999, 1000000 };
@@ -138,8 +236,9 @@ check_percentiles(const struct hgw_hist *hh, size_t n)
 		uint64_t want = vals[(rank ? rank : 1) - 1];
 		uint64_t got = hgw_hist_percentile(hh, (double)ppm[i] / 1e4);
 
-		if (got < want || (got - want) * HGW_HIST_SUB > want ||
-		    (want < 2 * HGW_HIST_SUB && got != want)) {
+		/* (got - want) * 2^sub_bits < want, without overflow */
+		if (got < want || got - want > (want - 1) >> bits ||
+		    (want < 2ull << bits && got != want)) {
 			printf("# p%g: exact %" PRIu64 ", histogram %" PRIu64 "\n",
 			       (double)ppm[i] / 1e4, want, got);
 			HGW_CHECK(0);
@@ -147,8 +246,9 @@ check_percentiles(const struct hgw_hist *hh, size_t n)
 		if (want && (double)(got - want) / (double)want > worst)
 			worst = (double)(got - want) / (double)want;
 	}
-	printf("# worst relative error %.3f%% (bound %.3f%%)\n", worst * 100,
-	       100.0 / HGW_HIST_SUB);
+	HGW_CHECK_EQ(hh->sub_bits, bits);
+	printf("# %u bits: worst relative error %.4f%% (bound %.4f%%)\n",
+	       bits, worst * 100, 100.0 / (1u << bits));
 }
 
 /* 1..N in a shuffled order, N not a round number. */
@@ -169,7 +269,7 @@ test_exact_uniform(void)
 	}
 	for (size_t i = 0; i < n; i++)
 		hgw_hist_record(&h, vals[i]);
-	check_percentiles(&h, n);
+	check_percentiles(&h, n, HGW_HIST_SUB_BITS);
 }
 
 /* The exponential mixture, against its sorted values. */
@@ -181,7 +281,7 @@ test_exact_exponential(void)
 		vals[i] = rnd_latency();
 		hgw_hist_record(&h, vals[i]);
 	}
-	check_percentiles(&h, NVALS);
+	check_percentiles(&h, NVALS, HGW_HIST_SUB_BITS);
 	HGW_CHECK(h.max > 1000000);	/* the tail is there */
 }
 
@@ -205,13 +305,15 @@ test_min_max_exact(void)
 	HGW_CHECK(hgw_hist_percentile(&h, 0.0001) >= lo);
 }
 
-/* A == B: every bucket, count, min, max, sum. */
+/* A == B: precision, every bucket (those beyond the precision's too),
+ * count, min, max, sum. */
 static void
 check_same(const struct hgw_hist *a, const struct hgw_hist *b)
 {
 	uint32_t diff = 0;
 
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
+	HGW_CHECK_EQ(a->sub_bits, b->sub_bits);
+	for (uint32_t i = 0; i < HGW_HIST_MAX_BUCKETS; i++)
 		if (a->b[i] != b->b[i] && diff++ < 5)
 			printf("# bucket %u: %" PRIu64 " != %" PRIu64 "\n", i,
 			       a->b[i], b->b[i]);
@@ -255,6 +357,102 @@ test_merge_union(void)
 	HGW_CHECK_EQ(m.max, 0);
 }
 
+/* Log-uniform: a random shift of a random 40-bit number, so every power
+ * of two below 2^HGW_HIST_MAX_BITS is about as likely, 0 included. */
+static uint64_t
+rnd_log(void)
+{
+	uint64_t r = rnd();
+
+	return (r >> 24) >> (r % 41);
+}
+
+/* At precisions 1, 3, 6, 8 and 10 bits, three known distributions
+ * (uniform, the latency mixture, log-uniform up to the top bucket):
+ * every percentile within 2^-sub_bits of the exact one. */
+static void
+test_precision_percentiles(void)
+{
+	static const uint32_t bits[] = { 1, 3, 6, 8, 10 };
+	const size_t n = 123457;
+
+	for (unsigned int k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bits[k]), 0);
+		for (size_t i = 0; i < n; i++)
+			vals[i] = i + 1;
+		for (size_t i = n - 1; i > 0; i--) {
+			size_t j = rnd() % (i + 1);
+			uint64_t t = vals[i];
+
+			vals[i] = vals[j];
+			vals[j] = t;
+		}
+		for (size_t i = 0; i < n; i++)
+			hgw_hist_record(&h, vals[i]);
+		check_percentiles(&h, n, bits[k]);
+
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bits[k]), 0);
+		for (size_t i = 0; i < NVALS; i++) {
+			vals[i] = rnd_latency();
+			hgw_hist_record(&h, vals[i]);
+		}
+		check_percentiles(&h, NVALS, bits[k]);
+
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bits[k]), 0);
+		for (size_t i = 0; i < NVALS; i++) {
+			vals[i] = rnd_log();
+			hgw_hist_record(&h, vals[i]);
+		}
+		check_percentiles(&h, NVALS, bits[k]);
+		HGW_CHECK(h.max > 1ull << (HGW_HIST_MAX_BITS - 2));
+	}
+}
+
+/* Histograms of different precisions do not merge: -EINVAL, dst as it
+ * was, either way round, even when src is empty. At 1 and 10 bits, as at
+ * the default, a merge is the union. */
+static void
+test_merge_precision(void)
+{
+	static const uint32_t bits[] = { 1, 10 };
+
+	HGW_CHECK_EQ(hgw_hist_init_precision(&h, 6), 0);
+	HGW_CHECK_EQ(hgw_hist_init_precision(&h2, 8), 0);
+	for (int i = 0; i < 1000; i++) {
+		hgw_hist_record(&h, rnd_latency());
+		hgw_hist_record(&h2, rnd_latency());
+	}
+	u = h;
+	HGW_CHECK_EQ(hgw_hist_merge(&h, &h2), -EINVAL);
+	HGW_CHECK(memcmp(&h, &u, sizeof(h)) == 0);
+	u = h2;
+	HGW_CHECK_EQ(hgw_hist_merge(&h2, &h), -EINVAL);
+	HGW_CHECK(memcmp(&h2, &u, sizeof(h2)) == 0);
+	HGW_CHECK_EQ(hgw_hist_init_precision(&m, 7), 0);
+	u = h;
+	HGW_CHECK_EQ(hgw_hist_merge(&h, &m), -EINVAL);
+	HGW_CHECK(memcmp(&h, &u, sizeof(h)) == 0);
+	HGW_CHECK_EQ(hgw_hist_init_precision(&m, 6), 0);
+	HGW_CHECK_EQ(hgw_hist_merge(&m, &h), 0);
+	check_same(&m, &h);
+
+	for (unsigned int k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&u, bits[k]), 0);
+		HGW_CHECK_EQ(hgw_hist_init_precision(&m, bits[k]), 0);
+		for (int p = 0; p < 3; p++)
+			HGW_CHECK_EQ(hgw_hist_init_precision(&part[p], bits[k]), 0);
+		for (int i = 0; i < 100000; i++) {
+			uint64_t v = i == 7 ? UINT64_MAX : rnd_latency();
+
+			hgw_hist_record(&part[rnd() % 3], v);
+			hgw_hist_record(&u, v);
+		}
+		for (int p = 0; p < 3; p++)
+			HGW_CHECK_EQ(hgw_hist_merge(&m, &part[p]), 0);
+		check_same(&m, &u);
+	}
+}
+
 /* 0 and UINT64_MAX are counted; max stays exact beyond the top bucket. */
 static void
 test_zero_and_top(void)
@@ -266,7 +464,7 @@ test_zero_and_top(void)
 	hgw_hist_record(&h, UINT64_MAX);
 	HGW_CHECK_EQ(h.count, 4);
 	HGW_CHECK_EQ(h.b[0], 2);
-	HGW_CHECK_EQ(h.b[HGW_HIST_BUCKETS - 1], 2);
+	HGW_CHECK_EQ(h.b[hgw_hist_nbuckets(&h) - 1], 2);
 	HGW_CHECK_EQ(h.min, 0);
 	HGW_CHECK_EQ(h.max, UINT64_MAX);
 	HGW_CHECK_EQ(hgw_hist_percentile(&h, 50), 0);
@@ -285,7 +483,7 @@ test_edges(void)
 	hgw_hist_record(&h, UINT64_MAX >> 1);		/* beyond the top bucket */
 	HGW_CHECK_EQ(h.max, UINT64_MAX >> 1);
 	HGW_CHECK_EQ(hgw_hist_percentile(&h, 100), UINT64_MAX >> 1);
-	HGW_CHECK_EQ(h.b[HGW_HIST_BUCKETS - 1], 1);
+	HGW_CHECK_EQ(h.b[hgw_hist_nbuckets(&h) - 1], 1);
 	HGW_CHECK_EQ(h.count, 2);
 }
 
@@ -296,7 +494,7 @@ struct row {
 	double ccdf;
 };
 
-#define MAXROWS HGW_HIST_BUCKETS
+#define MAXROWS HGW_HIST_MAX_BUCKETS
 static struct row rows[MAXROWS + 1];
 
 /* Reads back what hgw_hist_write_csv wrote to f: checks the header and
@@ -338,7 +536,7 @@ check_csv(const struct hgw_hist *hh)
 		return;
 	HGW_CHECK_EQ(hgw_hist_write_csv(hh, f, 1.0), 0);
 	n = read_csv(f);
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++) {
+	for (uint32_t i = 0; i < hgw_hist_nbuckets(hh); i++) {
 		if (hh->b[i] == 0)
 			continue;
 		if (r >= n) {
@@ -347,7 +545,7 @@ check_csv(const struct hgw_hist *hh)
 		}
 		const struct row *w = &rows[r++];
 		uint64_t v = strtoull(w->text, NULL, 10);
-		uint64_t top = hgw_hist_bucket_high(i);
+		uint64_t top = hgw_hist_bucket_high(hh, i);
 		double want;
 
 		cum += hh->b[i];
@@ -373,6 +571,8 @@ check_csv(const struct hgw_hist *hh)
 static void
 test_csv(void)
 {
+	static const uint32_t bits[] = { 1, HGW_HIST_MAX_SUB_BITS };
+
 	hgw_hist_init(&h);
 	check_csv(&h);				/* header only */
 	for (int i = 0; i < 100000; i++)
@@ -381,6 +581,17 @@ test_csv(void)
 	check_csv(&h);
 	hgw_hist_record(&h, UINT64_MAX);	/* last row: max, exactly */
 	check_csv(&h);
+	/* the buckets of other precisions: 1 bit (few, wide), 10 (many) */
+	for (unsigned int k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bits[k]), 0);
+		check_csv(&h);
+		for (int i = 0; i < 100000; i++)
+			hgw_hist_record(&h, rnd_latency());
+		hgw_hist_record(&h, 0);
+		check_csv(&h);
+		hgw_hist_record(&h, UINT64_MAX);
+		check_csv(&h);
+	}
 }
 
 /* hh written as JSON (json 1, named name) or CSV into s, NUL-terminated. */
@@ -484,6 +695,8 @@ test_json(void)
 	write_to(text, sizeof(text), &h, 1.0, 1, "rx \"to\" tx\\\n");
 	HGW_CHECK(has_member(text, "name", "\"rx \\\"to\\\" tx\\\\\\u000a\""));
 	HGW_CHECK(has_member(text, "unit", "\"ns\""));
+	HGW_CHECK(has_member(text, "precision_bits", "6,"));
+	HGW_CHECK(has_member(text, "relative_error", "0.015625,"));
 	HGW_CHECK(has_member(text, "count", "100000,"));
 	HGW_CHECK(has_member(text, "min", "1,"));
 	HGW_CHECK(has_member(text, "max", "100000,"));
@@ -493,7 +706,7 @@ test_json(void)
 		HGW_CHECK(has_member(text, pk[i], v));
 	}
 	HGW_CHECK(has_member(text, "p99.999", "100000}"));
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
+	for (uint32_t i = 0; i < hgw_hist_nbuckets(&h); i++)
 		nb += h.b[i] != 0;
 	for (const char *p = strstr(text, "\"buckets\""); p && *p; p++)
 		brackets += *p == '[';
@@ -517,6 +730,20 @@ test_json(void)
 	HGW_CHECK(has_member(text, "min", "3.5,"));
 	HGW_CHECK(has_member(text, "mean", "3.75,"));
 	HGW_CHECK(has_member(text, "buckets", "[[3.5, 1], [4, 1]]}"));
+
+	/* another precision: its members, its buckets (1000..1000 at 10
+	 * bits, 1000..1007 at 6), the relative error not scaled */
+	HGW_CHECK_EQ(hgw_hist_init_precision(&h, 10), 0);
+	hgw_hist_record(&h, 1000);
+	hgw_hist_record(&h, 1001);
+	write_to(text, sizeof(text), &h, 0.5, 1, "s");
+	HGW_CHECK(has_member(text, "precision_bits", "10,"));
+	HGW_CHECK(has_member(text, "relative_error", "0.0009765625,"));
+	HGW_CHECK(has_member(text, "buckets", "[[500, 1], [500.5, 1]]}"));
+	HGW_CHECK_EQ(hgw_hist_init_precision(&h, 1), 0);
+	write_to(text, sizeof(text), &h, 1.0, 1, "s");
+	HGW_CHECK(has_member(text, "precision_bits", "1,"));
+	HGW_CHECK(has_member(text, "relative_error", "0.5,"));
 }
 
 /* A failed write is reported, not lost in the stdio buffer. */
@@ -542,6 +769,345 @@ test_write_errors(void)
 		HGW_CHECK(hgw_hist_write_json(&h, f, "x", 1.0, "ns") < 0);
 		fclose(f);
 	}
+}
+
+/* FNV-1a, 64 bits, of len bytes; of a value's 8 bytes, low first. */
+static uint64_t
+fnv(uint64_t x, const void *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		x ^= ((const unsigned char *)p)[i];
+		x *= 0x100000001b3ull;
+	}
+	return x;
+}
+
+static uint64_t
+fnv_u64(uint64_t x, uint64_t v)
+{
+	for (int i = 0; i < 8; i++) {
+		x ^= (v >> (8 * i)) & 0xff;
+		x *= 0x100000001b3ull;
+	}
+	return x;
+}
+
+#define FNV0 0xcbf29ce484222325ull
+
+/* splitmix64, its own stream: the values below do not depend on the
+ * tests run before. */
+static uint64_t
+splitmix(uint64_t *st)
+{
+	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+/* At the default precision, what the histogram was before its precision
+ * became a choice, bit for bit: the numbers below were printed by that
+ * code (fixed 6 bits, 2240 buckets) for the same inputs. Bucket and
+ * range of chosen values, every bucket's range, the buckets of and
+ * percentiles over 99991 values spread over every power of two (and a
+ * few above the top bucket), and the CSV and JSON written of them (the
+ * JSON without its new precision members). */
+static void
+test_regression_6bit(void)
+{
+	static const struct { uint64_t v, low, high; uint32_t b; } want[] = {
+		{ 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 63, 63, 63, 63 },
+		{ 64, 64, 64, 64 }, { 65, 65, 65, 65 }, { 127, 127, 127, 127 },
+		{ 128, 128, 129, 128 }, { 129, 128, 129, 128 },
+		{ 130, 130, 131, 129 }, { 255, 254, 255, 191 },
+		{ 256, 256, 259, 192 }, { 1000, 1000, 1007, 317 },
+		{ 4095, 4064, 4095, 447 }, { 4096, 4096, 4159, 448 },
+		{ 65537, 65536, 66559, 704 }, { 1000000, 999424, 1007615, 954 },
+		{ 123456789, 122683392, 123731967, 1397 },
+		{ (1ull << 40) - 1, 1090921693184u, UINT64_MAX, 2239 },
+		{ 1ull << 40, 1090921693184u, UINT64_MAX, 2239 },
+		{ UINT64_MAX, 1090921693184u, UINT64_MAX, 2239 },
+	};
+	static const struct { double p; uint64_t v; } pct[] = {
+		{ 0.001, 0 }, { 1, 0 }, { 10, 4 }, { 25, 339 }, { 33.3333, 3583 },
+		{ 50, 413695 }, { 66.6667, 46137343 }, { 75, 486539263 },
+		{ 90, 34896609279u }, { 99, 678604832767u },
+		{ 99.9, 18429625246942109534u }, { 99.99, 18429625246942109534u },
+		{ 99.999, 18429625246942109534u }, { 100, 18429625246942109534u },
+	};
+	static const char prec[] =
+		"\"precision_bits\": 6, \"relative_error\": 0.015625, ";
+	uint64_t x = FNV0, st = 42;
+	char *at;
+
+	hgw_hist_init(&h);
+	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		uint32_t b = hgw_hist_bucket(&h, want[i].v);
+
+		HGW_CHECK_EQ(b, want[i].b);
+		HGW_CHECK_EQ(hgw_hist_bucket_low(&h, b), want[i].low);
+		HGW_CHECK_EQ(hgw_hist_bucket_high(&h, b), want[i].high);
+	}
+	HGW_CHECK_EQ(hgw_hist_nbuckets(&h), 2240);
+	for (uint32_t b = 0; b < hgw_hist_nbuckets(&h); b++) {
+		x = fnv_u64(x, hgw_hist_bucket_low(&h, b));
+		x = fnv_u64(x, hgw_hist_bucket_high(&h, b));
+	}
+	HGW_CHECK_EQ(x, 0x5a2f46e4c7c2c4e6ull);
+
+	x = FNV0;
+	for (int i = 0; i < 99991; i++) {
+		uint64_t r = splitmix(&st);
+		uint64_t v = i % 1000 == 7 ? r : (r >> 24) >> (r % 41);
+
+		x = fnv_u64(x, hgw_hist_bucket(&h, v));
+		hgw_hist_record(&h, v);
+	}
+	HGW_CHECK_EQ(x, 0x6c91a98b13be1388ull);
+	for (unsigned int i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
+		HGW_CHECK_EQ(hgw_hist_percentile(&h, pct[i].p), pct[i].v);
+	HGW_CHECK_EQ(h.count, 99991);
+	HGW_CHECK_EQ(h.min, 0);
+	HGW_CHECK_EQ(h.max, 18429625246942109534u);
+	HGW_CHECK_EQ(h.sum, 17716113109223716918u);	/* wrapped, as before */
+	x = FNV0;
+	for (uint32_t b = 0; b < hgw_hist_nbuckets(&h); b++)
+		x = fnv_u64(x, h.b[b]);
+	HGW_CHECK_EQ(x, 0x5b180f293f79d8d8ull);
+	for (uint32_t b = hgw_hist_nbuckets(&h); b < HGW_HIST_MAX_BUCKETS; b++)
+		HGW_CHECK_EQ(h.b[b], 0);
+
+	write_to(text, sizeof(text), &h, 1.0, 0, NULL);
+	HGW_CHECK_EQ(strlen(text), 65743);
+	HGW_CHECK_EQ(fnv(FNV0, text, strlen(text)), 0x6fda25285755216full);
+	write_to(text, sizeof(text), &h, 1.0, 1, "r");
+	at = strstr(text, prec);
+	HGW_CHECK(at != NULL);
+	if (at != NULL)
+		memmove(at, at + strlen(prec), strlen(at + strlen(prec)) + 1);
+	HGW_CHECK_EQ(strlen(text), 34560);
+	HGW_CHECK_EQ(fnv(FNV0, text, strlen(text)), 0xc00adba5d5371103ull);
+}
+
+static char text2[1 << 20];
+
+/* Everything a reader can get from a and b is the same: count, min, max,
+ * sum, precision, percentiles, the buckets, CSV and JSON. */
+static void
+check_readers(const struct hgw_hist *a, const struct hgw_hist *b)
+{
+	static const double ps[] = { 0.0001, 1, 25, 50, 75, 90, 99, 99.9,
+				     99.99, 99.999, 100 };
+
+	check_same(a, b);
+	HGW_CHECK_EQ(hgw_hist_nbuckets(a), hgw_hist_nbuckets(b));
+	for (unsigned int i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		HGW_CHECK_EQ(hgw_hist_percentile(a, ps[i]),
+			     hgw_hist_percentile(b, ps[i]));
+	write_to(text, sizeof(text), a, 1.0, 0, NULL);
+	write_to(text2, sizeof(text2), b, 1.0, 0, NULL);
+	check_text(text, text2);
+	write_to(text, sizeof(text), a, 0.4, 1, "a");
+	write_to(text2, sizeof(text2), b, 0.4, 1, "a");
+	check_text(text, text2);
+}
+
+/* hgw_hist_copy gives a histogram no reader can tell from its source:
+ * over one of another precision holding more buckets (so the copy must
+ * clear them), over a zeroed struct, from an empty one, from one with
+ * values beyond the top bucket, onto itself. The whole struct compares
+ * equal, the buckets beyond those in use included. */
+static void
+test_copy(void)
+{
+	static const uint32_t pairs[][2] = { { 6, 6 }, { 10, 6 }, { 6, 10 },
+					     { 1, 10 }, { 10, 1 }, { 3, 8 } };
+
+	for (unsigned int k = 0; k < sizeof(pairs) / sizeof(pairs[0]); k++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, pairs[k][0]), 0);
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h2, pairs[k][1]), 0);
+		for (int i = 0; i < 20000; i++) {
+			hgw_hist_record(&h, rnd_latency());
+			hgw_hist_record(&h2, rnd_log());
+		}
+		hgw_hist_record(&h2, UINT64_MAX / 3);	/* top bucket in use */
+		hgw_hist_copy(&h2, &h);
+		HGW_CHECK(memcmp(&h2, &h, sizeof(h)) == 0);
+		check_readers(&h2, &h);
+		/* and the copy records and merges as the source does */
+		hgw_hist_record(&h, 5000);
+		hgw_hist_record(&h2, 5000);
+		HGW_CHECK_EQ(hgw_hist_merge(&h2, &h), 0);
+		HGW_CHECK_EQ(hgw_hist_merge(&h, &h), 0);
+		check_readers(&h2, &h);
+	}
+
+	/* into a zeroed struct, never initialised */
+	memset(&u, 0, sizeof(u));
+	hgw_hist_copy(&u, &h);
+	HGW_CHECK(memcmp(&u, &h, sizeof(h)) == 0);
+	check_readers(&u, &h);
+
+	/* an empty one over a full one */
+	HGW_CHECK_EQ(hgw_hist_init_precision(&m, 9), 0);
+	hgw_hist_copy(&u, &m);
+	HGW_CHECK(memcmp(&u, &m, sizeof(m)) == 0);
+	check_readers(&u, &m);
+	HGW_CHECK_EQ(hgw_hist_percentile(&u, 50), 0);
+	write_to(text, sizeof(text), &u, 1.0, 0, NULL);
+	check_text(text, "value,count,cumulative,ccdf\n");
+
+	/* beyond the top bucket: every bucket in use */
+	hgw_hist_init(&m);
+	hgw_hist_record(&m, 3);
+	hgw_hist_record(&m, UINT64_MAX);
+	hgw_hist_copy(&u, &m);
+	HGW_CHECK(memcmp(&u, &m, sizeof(m)) == 0);
+	check_readers(&u, &m);
+
+	/* onto itself */
+	h2 = m;
+	hgw_hist_copy(&m, &m);
+	HGW_CHECK(memcmp(&h2, &m, sizeof(m)) == 0);
+}
+
+/* Histograms in pages of their own, so that the pages beyond the buckets
+ * in use can be made unreachable. */
+static size_t pagesz, maplen;
+
+static struct hgw_hist *
+map_hist(void)
+{
+	void *p;
+
+	pagesz = (size_t)sysconf(_SC_PAGESIZE);
+	maplen = (sizeof(struct hgw_hist) + pagesz - 1) / pagesz * pagesz;
+	p = mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		 -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* Every page of hh past bucket n - 1: PROT_NONE (with all false), or
+ * back to read-write (all true). */
+static void
+guard(struct hgw_hist *hh, uint32_t n, bool all)
+{
+	size_t keep = offsetof(struct hgw_hist, b) + n * sizeof(hh->b[0]);
+
+	keep = all ? 0 : (keep + pagesz - 1) / pagesz * pagesz;
+	if (mprotect((char *)hh + keep, maplen - keep,
+		     all ? PROT_READ | PROT_WRITE : PROT_NONE) != 0) {
+		printf("# mprotect: %s\n", strerror(errno));
+		HGW_CHECK(0);
+	}
+}
+
+static uint32_t
+in_use(const struct hgw_hist *hh)
+{
+	return hh->count ? hgw_hist_bucket(hh, hh->max) + 1 : 0;
+}
+
+/* The child of test_in_use_only, at precision bits: a big and a small
+ * histogram, a copy of each in turn into dst, both merged into sum, each
+ * guarded beyond its buckets in use, read back. */
+static void
+in_use_only(struct hgw_hist *big, struct hgw_hist *small, struct hgw_hist *dst,
+	    struct hgw_hist *sum, uint32_t bits)
+{
+	static const double ps[] = { 1, 50, 90, 99.9, 100 };
+	FILE *null;
+	uint32_t n;
+
+	guard(big, 0, true);
+	guard(small, 0, true);
+	guard(dst, 0, true);
+	guard(sum, 0, true);
+	HGW_CHECK_EQ(hgw_hist_init_precision(big, bits), 0);
+	HGW_CHECK_EQ(hgw_hist_init_precision(small, bits), 0);
+	HGW_CHECK_EQ(hgw_hist_init_precision(sum, bits), 0);
+	memset(dst, 0, sizeof(*dst));
+	for (int i = 0; i < 50000; i++) {
+		hgw_hist_record(big, rnd() % 60000);
+		hgw_hist_record(small, rnd() % 1000);
+	}
+	n = in_use(big);
+	/* most of the array is out of reach: at 6 bits 6 of 248 KiB */
+	HGW_CHECK(n * 4 < HGW_HIST_MAX_BUCKETS);
+	guard(big, n, false);
+	guard(small, in_use(small), false);
+	guard(dst, n, false);
+	guard(sum, n, false);
+
+	hgw_hist_copy(dst, big);
+	for (unsigned int i = 0; i < sizeof(ps) / sizeof(ps[0]); i++)
+		HGW_CHECK_EQ(hgw_hist_percentile(dst, ps[i]),
+			     hgw_hist_percentile(big, ps[i]));
+	write_to(text, sizeof(text), dst, 1.0, 0, NULL);
+	write_to(text2, sizeof(text2), big, 1.0, 0, NULL);
+	check_text(text, text2);
+	write_to(text, sizeof(text), dst, 1.0, 1, "x");
+	write_to(text2, sizeof(text2), big, 1.0, 1, "x");
+	check_text(text, text2);
+
+	hgw_hist_copy(dst, small);	/* clears what big had beyond */
+	HGW_CHECK_EQ(dst->count, small->count);
+	HGW_CHECK_EQ(dst->max, small->max);
+	for (uint32_t i = in_use(small); i < n; i++)
+		HGW_CHECK_EQ(dst->b[i], 0);
+	write_to(text, sizeof(text), dst, 1.0, 0, NULL);
+	write_to(text2, sizeof(text2), small, 1.0, 0, NULL);
+	check_text(text, text2);
+
+	HGW_CHECK_EQ(hgw_hist_merge(sum, small), 0);
+	HGW_CHECK_EQ(hgw_hist_merge(sum, big), 0);
+	HGW_CHECK_EQ(sum->count, 100000);
+	HGW_CHECK_EQ(hgw_hist_percentile(sum, 100), big->max);
+	null = fopen("/dev/null", "w");
+	HGW_CHECK(null != NULL);
+	if (null != NULL) {
+		hgw_hist_print(sum, null, "sum", 1.0, "cycles");
+		fclose(null);
+	}
+}
+
+/* Copying, merging and reading cost the buckets in use, not the whole
+ * array (the copy a worker makes for a snapshot between two bursts): in
+ * a child process, at the default precision and the highest, on
+ * histograms whose pages beyond their buckets in use are PROT_NONE, so
+ * that touching any of those is a SIGSEGV. */
+static void
+test_in_use_only(void)
+{
+	static const uint32_t bits[] = { HGW_HIST_SUB_BITS, HGW_HIST_MAX_SUB_BITS };
+	struct hgw_hist *big = map_hist(), *small = map_hist();
+	struct hgw_hist *dst = map_hist(), *sum = map_hist();
+	pid_t pid;
+	int st;
+
+	HGW_CHECK(big != NULL && small != NULL && dst != NULL && sum != NULL);
+	if (big == NULL || small == NULL || dst == NULL || sum == NULL)
+		return;
+	fflush(stdout);
+	pid = fork();
+	HGW_CHECK(pid >= 0);
+	if (pid == 0) {
+		for (unsigned int k = 0; k < sizeof(bits) / sizeof(bits[0]); k++)
+			in_use_only(big, small, dst, sum, bits[k]);
+		fflush(stdout);
+		_exit(hgw_test_failures ? 1 : 0);
+	}
+	if (pid > 0 && waitpid(pid, &st, 0) == pid) {
+		if (WIFSIGNALED(st))
+			printf("# child killed by signal %d: it touched a bucket"
+			       " beyond those in use\n", WTERMSIG(st));
+		HGW_CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	munmap(big, maplen);
+	munmap(small, maplen);
+	munmap(dst, maplen);
+	munmap(sum, maplen);
 }
 
 /*
@@ -635,7 +1201,10 @@ static const char check_py[] =
 	"    raise ValueError('not JSON: ' + c)\n"
 	"d = json.load(open(sys.argv[1], encoding='utf-8'), parse_constant=bad)\n"
 	"name = open(sys.argv[2], encoding='utf-8').read()\n"
-	"want = [int(x) for x in sys.argv[3:]]\n"
+	"bits = int(sys.argv[3])\n"
+	"want = [int(x) for x in sys.argv[4:]]\n"
+	"assert d['precision_bits'] == bits, (d['precision_bits'], bits)\n"
+	"assert d['relative_error'] == 2.0 ** -bits, d['relative_error']\n"
 	"keys = ['count', 'min', 'max', 'p50', 'p90', 'p99', 'p99.9', 'p99.99', 'p99.999']\n"
 	"got = [d[k] if k in d else d['percentiles'][k] for k in keys]\n"
 	"assert d['name'] == name, (d['name'], name)\n"
@@ -647,43 +1216,51 @@ static const char check_py[] =
 	"assert [v for v, c in b] == sorted(set(v for v, c in b))\n"
 	"assert b[-1][0] == d['max'] and b[0][0] == d['min']\n";
 
+/* At the default precision and the highest: python3 reads the JSON as
+ * strict JSON, with the numbers C wrote. */
 static void
 test_json_python(void)
 {
 	static const double pv[] = { 50, 90, 99, 99.9, 99.99, 99.999 };
+	static const uint32_t bits[] = { HGW_HIST_SUB_BITS, HGW_HIST_MAX_SUB_BITS };
 	static const char name[] = "single \"hedged\" \\ \t\n\u00fc";
 	char cmd[2048], a[128], b[128], c[128];
-	size_t nb = 0;
-	int len;
 
-	hgw_hist_init(&h);
-	for (int i = 0; i < 50000; i++)
-		hgw_hist_record(&h, rnd_latency());
-	hgw_hist_record(&h, 0);
-	hgw_hist_record(&h, UINT64_MAX);
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++)
-		nb += h.b[i] != 0;
-	HGW_CHECK_EQ(write_hist("h.json", &h, 1, name, 1.0), 0);
 	HGW_CHECK(write_file("name.txt", name));
 	HGW_CHECK(write_file("check.py", check_py));
+	for (unsigned int k = 0; k < sizeof(bits) / sizeof(bits[0]); k++) {
+		size_t nb = 0;
+		int len;
 
-	snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null",
-		 in_dir(a, sizeof(a), "h.json"));
-	if (run(cmd) != 0) {
-		show("python3 -m json.tool", out);
-		HGW_CHECK(0);
-	}
-	len = snprintf(cmd, sizeof(cmd), "python3 '%s' '%s' '%s' %" PRIu64
-		       " %" PRIu64 " %" PRIu64, in_dir(a, sizeof(a), "check.py"),
-		       in_dir(b, sizeof(b), "h.json"),
-		       in_dir(c, sizeof(c), "name.txt"), h.count, h.min, h.max);
-	for (unsigned int i = 0; i < 6; i++)
-		len += snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %" PRIu64,
-				hgw_hist_percentile(&h, pv[i]));
-	snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %zu", nb);
-	if (run(cmd) != 0) {
-		show(cmd, out);
-		HGW_CHECK(0);
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bits[k]), 0);
+		for (int i = 0; i < 50000; i++)
+			hgw_hist_record(&h, rnd_latency());
+		hgw_hist_record(&h, 0);
+		hgw_hist_record(&h, UINT64_MAX);
+		for (uint32_t i = 0; i < hgw_hist_nbuckets(&h); i++)
+			nb += h.b[i] != 0;
+		HGW_CHECK_EQ(write_hist("h.json", &h, 1, name, 1.0), 0);
+
+		snprintf(cmd, sizeof(cmd), "python3 -m json.tool '%s' >/dev/null",
+			 in_dir(a, sizeof(a), "h.json"));
+		if (run(cmd) != 0) {
+			show("python3 -m json.tool", out);
+			HGW_CHECK(0);
+		}
+		len = snprintf(cmd, sizeof(cmd),
+			       "python3 '%s' '%s' '%s' %u %" PRIu64 " %" PRIu64 " %" PRIu64,
+			       in_dir(a, sizeof(a), "check.py"),
+			       in_dir(b, sizeof(b), "h.json"),
+			       in_dir(c, sizeof(c), "name.txt"), bits[k], h.count,
+			       h.min, h.max);
+		for (unsigned int i = 0; i < 6; i++)
+			len += snprintf(cmd + len, sizeof(cmd) - (size_t)len,
+					" %" PRIu64, hgw_hist_percentile(&h, pv[i]));
+		snprintf(cmd + len, sizeof(cmd) - (size_t)len, " %zu", nb);
+		if (run(cmd) != 0) {
+			show(cmd, out);
+			HGW_CHECK(0);
+		}
 	}
 }
 
@@ -740,7 +1317,7 @@ static const char pixels_py[] =
  * 0), (value, nines) with nines = -log10(fraction above value), the last
  * (ccdf 0, the max) capped at log10(count); before them, the first value
  * at the nines below it, where its step starts. */
-static double want_x[HGW_HIST_BUCKETS + 1], want_y[HGW_HIST_BUCKETS + 1];
+static double want_x[HGW_HIST_MAX_BUCKETS + 1], want_y[HGW_HIST_MAX_BUCKETS + 1];
 
 static void
 check_points(const char *file, const char *label, const struct hgw_hist *hh,
@@ -752,10 +1329,10 @@ check_points(const char *file, const char *label, const struct hgw_hist *hh,
 	int nwant = 0, npts = 0, bad = 0;
 	FILE *f;
 
-	for (uint32_t i = 0; i < HGW_HIST_BUCKETS; i++) {
+	for (uint32_t i = 0; i < hgw_hist_nbuckets(hh); i++) {
 		if (hh->b[i] == 0)
 			continue;
-		uint64_t top = hgw_hist_bucket_high(i);
+		uint64_t top = hgw_hist_bucket_high(hh, i);
 		double v = (double)(top < hh->max ? top : hh->max) * scale;
 		double nines;
 
@@ -940,6 +1517,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	HGW_TEST(test_buckets);
+	HGW_TEST(test_init_precision);
 	HGW_TEST(test_uniform);
 	HGW_TEST(test_tail_and_merge);
 	HGW_TEST(test_edges);
@@ -952,5 +1530,10 @@ main(int argc, char **argv)
 	HGW_TEST(test_csv_digits);
 	HGW_TEST(test_json);
 	HGW_TEST(test_write_errors);
+	HGW_TEST(test_precision_percentiles);
+	HGW_TEST(test_merge_precision);
+	HGW_TEST(test_regression_6bit);
+	HGW_TEST(test_copy);
+	HGW_TEST(test_in_use_only);
 	return hgw_test_done();
 }
