@@ -14,6 +14,7 @@
 
 #include "config.h"
 #include "hgw_idio.h"
+#include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_risk.h"
 
@@ -124,6 +125,8 @@ static const struct key keys[] = {
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),
 	K("run",  "idle_timeout_ms", KEY_U32, idle_timeout_ms, 0, 3600000, "2000"),
 	K("run",  "stage_sample", KEY_U32, stage_sample, 0, 1000000, "64"),
+	K("run",  "latency_precision_bits", KEY_U32, latency_bits, 1,
+	  HGW_HIST_MAX_SUB_BITS, "6"),
 	KE("buffers", "invalidate", invalidate, inval_modes, "off"),
 	K("buffers", "prefetch", KEY_BOOL, prefetch, 0, 1, "no"),
 	K("buffers", "prefetch_depth", KEY_U32, prefetch_depth, 1, 64, "8"),

@@ -83,6 +83,7 @@ struct hgw_config {
 	uint32_t stop_at_end;     /* stop when every worker saw end-of-session */
 	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
 	uint32_t stage_sample;    /* stamp the stages of 1 trigger in N; 0 = off */
+	uint32_t latency_bits;    /* histogram precision: error below 2^-bits */
 
 	/* [buffers] (lib/idio) */
 	uint32_t invalidate;      /* enum hgw_idio_inval */

@@ -612,7 +612,7 @@ trading_init(struct trading *t, const struct hgw_config *c)
 
 		txlcore.nrings = c->workers;
 		hgw_dedup_filter_init(&txlcore.filter);
-		hgw_hist_init(&out->rx_to_tx);
+		hgw_hist_init_precision(&out->rx_to_tx, c->latency_bits);
 		out->port = c->tx_port;
 		out->queue = 0;
 		out->journal = t->rings[0];
@@ -785,9 +785,9 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			w[i].fanout = &fanout;
 		}
 		hgw_feed_init(&w[i].feed, &c->feed);
-		hgw_hist_init(&w[i].stage_book);
-		hgw_hist_init(&w[i].lookup);
-		hgw_hist_init(&w[i].stage_risk);
+		hgw_hist_init_precision(&w[i].stage_book, c->latency_bits);
+		hgw_hist_init_precision(&w[i].lookup, c->latency_bits);
+		hgw_hist_init_precision(&w[i].stage_risk, c->latency_bits);
 		w[i].stage_every = w[i].stage_left = c->stage_sample;
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
@@ -806,7 +806,8 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			/* each worker reads its own replica */
 			w[i].table = &t->tables.t[i % t->tables.n];
 			w[i].tx_pool = t->tx_pool;
-			hgw_hist_init(&w[i].out.rx_to_tx);
+			hgw_hist_init_precision(&w[i].out.rx_to_tx,
+						c->latency_bits);
 			w[i].dedup = t->dedup;
 			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
 				w[i].handoff = txlcore.rings[i];
@@ -1102,7 +1103,8 @@ main(int argc, char **argv)
 	pool = ports_setup(&conf, trade);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
-	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL);
+	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL,
+			   conf.latency_bits);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
 		trade ? ", trading" : ", feed only");
@@ -1166,7 +1168,7 @@ main(int argc, char **argv)
 		static struct hgw_hist all;
 		uint64_t misses = 0;
 
-		hgw_hist_init(&all);
+		hgw_hist_init_precision(&all, conf.latency_bits);
 		if (txl) {
 			hgw_hist_merge(&all, &txlcore.out.rx_to_tx);
 			misses = txlcore.out.misses;

@@ -13,6 +13,7 @@
  */
 #include <inttypes.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +27,7 @@
 static struct hgw_worker *tel_w;
 static uint32_t tel_n;
 static struct hgw_txlcore *tel_txl;
+static uint32_t tel_bits;		/* the histograms' precision */
 /* 1 once the workers (and TX lcore) have been joined. Release by the
  * control plane after the join, acquire here: their final counters are
  * then visible to a telemetry thread too. */
@@ -49,7 +51,10 @@ snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 	for (int waited = 0; waited < SNAP_WAIT_US; waited += 50) {
 		/* acquire: pairs with the owner's release after its copy */
 		if (atomic_load_explicit(&c->done, memory_order_acquire) == req) {
-			*out = *src;
+			/* rx_to_tx is the last member: copy only its
+			 * buckets in use */
+			memcpy(out, src, offsetof(struct hgw_snapshot, rx_to_tx));
+			hgw_hist_copy(&out->rx_to_tx, &src->rx_to_tx);
 			return 0;
 		}
 		usleep(50);
@@ -69,7 +74,7 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->misses = w->out.misses;
 		s->won = w->races.won;
 		s->lost = w->races.lost;
-		s->rx_to_tx = w->out.rx_to_tx;
+		hgw_hist_copy(&s->rx_to_tx, &w->out.rx_to_tx);
 		s->tsc = rte_rdtsc();
 		return 0;
 	}
@@ -84,7 +89,7 @@ txl_state(struct hgw_snapshot *s)
 		s->misses = tel_txl->out.misses;
 		s->won = tel_txl->out.tx.orders;
 		s->lost = tel_txl->races_lost;
-		s->rx_to_tx = tel_txl->out.rx_to_tx;
+		hgw_hist_copy(&s->rx_to_tx, &tel_txl->out.rx_to_tx);
 		return 0;
 	}
 	return snap_ask(&tel_txl->snap, &tel_txl->snapshot, s);
@@ -232,7 +237,7 @@ tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
 
 	pthread_mutex_lock(&tel_lock);
 	collect();
-	hgw_hist_init(&all);
+	hgw_hist_init_precision(&all, tel_bits);
 	if (tel_txl != NULL) {
 		if (txsnap_ok) {
 			hgw_hist_merge(&all, &txsnap.rx_to_tx);
@@ -261,8 +266,10 @@ tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
 }
 
 void
-hgw_stats_tel_init(struct hgw_worker *w, uint32_t n, struct hgw_txlcore *txl)
+hgw_stats_tel_init(struct hgw_worker *w, uint32_t n, struct hgw_txlcore *txl,
+		   uint32_t precision_bits)
 {
+	tel_bits = precision_bits;
 	tel_w = w;
 	tel_n = n;
 	tel_txl = txl;

@@ -8,9 +8,10 @@
 #include "worker.h"
 
 /* Register the commands for workers w[0..n-1] and, in tx-lcore mode, the
- * TX lcore (else NULL). Call before the workers are launched. */
+ * TX lcore (else NULL), whose histograms have precision_bits. Call before
+ * the workers are launched. */
 void hgw_stats_tel_init(struct hgw_worker *w, uint32_t n,
-			struct hgw_txlcore *txl);
+			struct hgw_txlcore *txl, uint32_t precision_bits);
 
 /* The workers have been joined: read their counters directly from now. */
 void hgw_stats_tel_joined(void);

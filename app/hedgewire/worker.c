@@ -510,7 +510,7 @@ snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	snap->misses = s->misses;
 	snap->won = won;
 	snap->lost = lost;
-	snap->rx_to_tx = s->rx_to_tx;
+	hgw_hist_copy(&snap->rx_to_tx, &s->rx_to_tx);	/* buckets in use */
 	snap->tsc = rte_rdtsc();
 	c->seen = req;
 	/* release: the copy above happens-before the reader's acquire */

@@ -79,7 +79,7 @@ struct hgw_snapshot {
 	uint64_t misses;
 	uint64_t won, lost;             /* claim races; tx-lcore: filter's */
 	uint64_t tsc;                   /* when it was taken */
-	struct hgw_hist rx_to_tx;
+	struct hgw_hist rx_to_tx;       /* keep last (copied in two parts) */
 };
 
 struct hgw_snap_ctl {
