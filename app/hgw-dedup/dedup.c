@@ -164,14 +164,10 @@ static int
 trigger_of(struct sessions *s, const struct hgw_ouch_order *o,
 	   uint16_t *session, uint64_t *seq)
 {
-	uint64_t v = 0;
 	uint32_t i;
 
-	for (i = 4; i < HGW_CLORDID_LEN; i++) {
-		if (o->clordid[i] < '0' || o->clordid[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(o->clordid[i] - '0');
-	}
+	if (hgw_order_clordid_seq(o->clordid, seq) < 0)
+		return -1;
 	for (i = 0; i < s->n; i++)
 		if (memcmp(s->key[i], o->clordid, 4) == 0)
 			break;
@@ -181,7 +177,6 @@ trigger_of(struct sessions *s, const struct hgw_ouch_order *o,
 		memcpy(s->key[s->n++], o->clordid, 4);
 	}
 	*session = (uint16_t)i;
-	*seq = v;
 	return 0;
 }
 

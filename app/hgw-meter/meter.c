@@ -581,21 +581,6 @@ capture_load(struct meter *m, const struct opts *o)
 	rte_free(ts);
 }
 
-/* Sequence number of a ClOrdID's 10 digits; -1 if they are not digits. */
-static inline int
-clordid_seq(const struct hgw_ouch_order *o, uint64_t *seq)
-{
-	uint64_t v = 0;
-
-	for (uint32_t i = 4; i < HGW_CLORDID_LEN; i++) {
-		if (o->clordid[i] < '0' || o->clordid[i] > '9')
-			return -1;
-		v = v * 10 + (uint64_t)(o->clordid[i] - '0');
-	}
-	*seq = v;
-	return 0;
-}
-
 /* The range of the session ClOrdID names that holds seq, or NULL; *why
  * says which lookup failed. */
 static inline const struct range *
@@ -655,7 +640,7 @@ expect_load(struct meter *m, const char *path)
 		if (hgw_order_decode(d, h->caplen, &o, &err) < 0)
 			die("--expect %s: frame %u is not an order frame (%s)",
 			    path, frame, err);
-		if (clordid_seq(&o, &seq) < 0)
+		if (hgw_order_clordid_seq(o.clordid, &seq) < 0)
 			die("--expect %s: frame %u: ClOrdID '%.14s' has no "
 			    "sequence number", path, frame, o.clordid);
 		r = trigger_find(m, &o, seq, &why);
@@ -706,7 +691,7 @@ account(struct meter *m, const uint8_t *d, uint32_t len, uint64_t rx_tsc)
 		return;
 	}
 	m->orders++;
-	if (clordid_seq(&o, &seq) < 0) {
+	if (hgw_order_clordid_seq(o.clordid, &seq) < 0) {
 		m->unexpected[UNEXPECTED_BAD_CLORDID]++;
 		return;
 	}

@@ -49,6 +49,12 @@ uint32_t hgw_order_user_ref(uint64_t seq);
 void hgw_order_clordid(const char session[10], uint64_t seq,
 		       char out[HGW_CLORDID_LEN]);
 
+/* The trigger's sequence number mod 10^10 from a ClOrdID's last 10
+ * characters (its first 4 are the session's last 4): 0, or -1 if they are
+ * not all digits. The inverse of hgw_order_clordid for tools that match
+ * orders to triggers (hgw-dedup, hgw-meter). */
+int hgw_order_clordid_seq(const char clordid[HGW_CLORDID_LEN], uint64_t *seq);
+
 /* Write the 47-byte Enter Order at buf. Returns 47. */
 size_t hgw_ouch_enter_order(uint8_t *buf, const struct hgw_ouch_order *o);
 

@@ -497,3 +497,17 @@ hgw_parse_mac(const char *s, uint8_t mac[6])
 	memcpy(mac, m, 6);
 	return 0;
 }
+
+int
+hgw_order_clordid_seq(const char clordid[HGW_CLORDID_LEN], uint64_t *seq)
+{
+	uint64_t v = 0;
+
+	for (uint32_t i = 4; i < HGW_CLORDID_LEN; i++) {
+		if (clordid[i] < '0' || clordid[i] > '9')
+			return -1;
+		v = v * 10 + (uint64_t)(clordid[i] - '0');
+	}
+	*seq = v;
+	return 0;
+}

@@ -342,6 +342,30 @@ test_clordid(void)
 	}
 }
 
+/* The parse is the inverse of the writer (mod 10^10), and refuses what
+ * the writer never makes. */
+static void
+test_clordid_seq(void)
+{
+	static const uint64_t seqs[] = { 0, 1, 42, 1234567890, 9999999999u,
+					 10000000007u, UINT64_MAX };
+	char c[HGW_CLORDID_LEN];
+	uint64_t got;
+
+	for (size_t i = 0; i < sizeof(seqs) / sizeof(seqs[0]); i++) {
+		hgw_order_clordid("TESTSESS42", seqs[i], c);
+		HGW_CHECK_EQ(hgw_order_clordid_seq(c, &got), 0);
+		HGW_CHECK_EQ(got, seqs[i] % 10000000000u);
+	}
+	memcpy(c, "SS42000000000x", HGW_CLORDID_LEN);
+	HGW_CHECK_EQ(hgw_order_clordid_seq(c, &got), -1);
+	memcpy(c, "SS42 000000001", HGW_CLORDID_LEN);
+	HGW_CHECK_EQ(hgw_order_clordid_seq(c, &got), -1);
+	memcpy(c, "    0000000007", HGW_CLORDID_LEN);	/* session part is free */
+	HGW_CHECK_EQ(hgw_order_clordid_seq(c, &got), 0);
+	HGW_CHECK_EQ(got, 7);
+}
+
 static void
 test_user_ref(void)
 {
@@ -803,6 +827,7 @@ main(void)
 	HGW_TEST(test_soupbin);
 	HGW_TEST(test_clordid);
 	HGW_TEST(test_user_ref);
+	HGW_TEST(test_clordid_seq);
 	HGW_TEST(test_roundtrip_random);
 	HGW_TEST(test_udp_tx_lengths);
 	HGW_TEST(test_udp_checksum_zero);
