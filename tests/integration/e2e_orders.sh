@@ -13,52 +13,6 @@ CMP="python3 $SRCDIR/tests/ref/cmp_orders.py"
 
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 
-# conf EXTRA-LINES: a complete configuration for this run.
-conf() {
-	cat >"$T/conf.ini" <<EOF
-[feed]
-group = 233.54.12.111
-port = 26477
-[book]
-instruments = 256
-orders = 262144
-levels = 256
-[table]
-file = $T/table.tbl
-[risk]
-kill = no
-disable =
-max_quantity = 10000
-max_notional = 1000000
-collar_bps = 500
-max_position = 100000000
-window_ms = 1
-max_orders_instrument = 4096
-max_orders_total = 4096
-[order]
-src_mac = 02:00:00:00:00:01
-dst_mac = 02:00:00:00:00:02
-src_ip = 10.2.0.1
-dst_ip = 10.2.0.2
-src_port = 40000
-dst_port = 40001
-capacity = P
-journal = $T/journal.pcap
-EOF
-	# later keys override earlier ones
-	[ -z "${1:-}" ] || printf '%s\n' "$@" | awk -F' *= *' '
-		/^\[/ { sec = $0; next }
-		{ print sec "\t" $1 "\t" $2 }' >"$T/overrides"
-	if [ -s "$T/overrides" ]; then
-		awk -F'\t' 'NR == FNR { o[$1 SUBSEP $2] = $3; next }
-			/^\[/ { sec = $0; print; next }
-			{ split($0, kv, / *= */);
-			  if ((sec SUBSEP kv[1]) in o) print kv[1] " = " o[sec SUBSEP kv[1]];
-			  else print }' "$T/overrides" "$T/conf.ini" >"$T/conf2.ini"
-		mv "$T/conf2.ini" "$T/conf.ini"
-	fi
-}
-
 # trade: run hedgewire and the reference on $T/feed.pcap and compare.
 trade() {
 	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" \

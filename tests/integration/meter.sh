@@ -20,7 +20,7 @@ cleanup() {
 	local p
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	wait 2>/dev/null || true
-	rm -rf "$T"
+	it_cleanup
 }
 trap cleanup EXIT
 
@@ -28,35 +28,8 @@ SOCK=$T/memif.sock
 # an abstract socket is the default; a file lets us wait for the server
 MEMIF="socket=$SOCK,socket-abstract=no"
 
-cat >"$T/conf.ini" <<EOF
-[feed]
-group = 233.54.12.111
-port = 26477
-[book]
-instruments = 256
-orders = 262144
-levels = 256
-[table]
-file = $T/table.tbl
-[risk]
-kill = no
-disable =
-max_quantity = 10000
-max_notional = 1000000
-collar_bps = 500
-max_position = 100000000
-window_ms = 50
-max_orders_instrument = 400
-max_orders_total = 4000
-[order]
-src_mac = 02:00:00:00:00:01
-dst_mac = 02:00:00:00:00:02
-src_ip = 10.2.0.1
-dst_ip = 10.2.0.2
-src_port = 40000
-dst_port = 40001
-capacity = P
-EOF
+conf "[risk]" "window_ms = 50" "max_orders_instrument = 400" \
+	"max_orders_total = 4000" "[order]" "journal ="
 
 # 30,592 frames: 1.5 s at 20,000 packets/s, slow enough for a loaded
 # 2-vCPU machine where the meter and hedgewire's workers share CPUs
