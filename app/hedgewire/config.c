@@ -40,6 +40,11 @@ static const char *const rx_modes[] = {
 	[HGW_RX_FLOW_MIRROR] = "flow-mirror",
 };
 
+static const char *const rx_ts_modes[] = {
+	[HGW_RX_TS_TSC] = "tsc",
+	[HGW_RX_TS_NIC] = "nic",
+};
+
 static const char *const pace_modes[] = {
 	[HGW_PACE_OFF] = "off",
 	[HGW_PACE_PCAP] = "pcap",
@@ -95,6 +100,7 @@ static const struct key keys[] = {
 	K("rx",   "burst",    KEY_U16,  burst, 1, 512, "32"),
 	K("rx",   "descriptors", KEY_U16, rx_desc, 64, 32768, "1024"),
 	K("rx",   "mbufs",    KEY_U32,  mbufs, 1023, 1u << 24, "16383"),
+	KE("rx",  "timestamp", rx_ts, rx_ts_modes, "tsc"),
 	KS("table", "file",   KEY_STR,  table_file, ""),
 	K("table", "replicas", KEY_U32, replicas, 0, HGW_MAX_WORKERS, "0"),
 	KS("table", "chanmap", KEY_STR, chanmap, ""),

@@ -32,6 +32,12 @@ enum hgw_rx_mode {
 	HGW_RX_FLOW_MIRROR,  /* rte_flow mirrors the feed to every worker's queue */
 };
 
+/* Where a burst's arrival time comes from (unpaced). */
+enum hgw_rx_ts {
+	HGW_RX_TS_TSC,       /* the TSC when rx_burst returned */
+	HGW_RX_TS_NIC,       /* the NIC's RX timestamp, on the TSC timeline */
+};
+
 /* Paced replay: when each frame is released to the workers. */
 enum hgw_pace {
 	HGW_PACE_OFF,        /* as fast as it comes; arrival = rx_burst return */
@@ -50,6 +56,7 @@ struct hgw_config {
 	uint16_t burst;           /* rx_burst size */
 	uint16_t rx_desc;         /* RX descriptors per queue */
 	uint32_t mbufs;           /* mbufs in the RX pool */
+	uint32_t rx_ts;           /* HGW_RX_TS_* */
 
 	/* [table] */
 	char table_file[256];     /* empty: no trading, feed path only */

@@ -337,8 +337,23 @@ ports_setup(const struct hgw_config *c, int trading)
 	/* fanout: one RX queue for the RX lcore; else one per worker */
 	uint16_t nrx = c->rx_mode == HGW_RX_FANOUT ? 1 : nw;
 
-	/* pcap pace: the frames' capture times, in the mbuf */
-	uint64_t offl = c->pace == HGW_PACE_PCAP ? RTE_ETH_RX_OFFLOAD_TIMESTAMP : 0;
+	/* pcap pace: the frames' capture times, in the mbuf; [rx] timestamp
+	 * = nic: the NIC's RX stamps, which it must offer */
+	uint64_t offl = c->pace == HGW_PACE_PCAP || c->rx_ts == HGW_RX_TS_NIC ?
+			RTE_ETH_RX_OFFLOAD_TIMESTAMP : 0;
+
+	if (c->rx_ts == HGW_RX_TS_NIC) {
+		struct rte_eth_dev_info info;
+
+		if (c->pace != HGW_PACE_OFF)
+			die("[rx] timestamp = nic with [replay] pace: a paced "
+			    "replay sets every arrival itself (use timestamp = tsc)");
+		if (rte_eth_dev_info_get(c->rx_port, &info) != 0 ||
+		    !(info.rx_offload_capa & RTE_ETH_RX_OFFLOAD_TIMESTAMP))
+			die("[rx] timestamp = nic: port %u (%s) offers no RX "
+			    "timestamps (use timestamp = tsc)", c->rx_port,
+			    info.driver_name);
+	}
 
 	if (!trading || c->tx_port == c->rx_port) {
 		port_start(c->rx_port, nrx, trading ? ntx : 0, c->rx_desc, pool,
@@ -673,6 +688,73 @@ fanout_init(const struct hgw_config *c)
 	return rte_get_next_lcore(lcore, 1, 0);
 }
 
+/* [rx] timestamp = nic: the clock map the workers read, its first
+ * (clock, TSC) pair, and the time of the last refit. */
+static struct hgw_nic_clock_shared nic_clock;
+static uint64_t nic_clk0, nic_tsc0, nic_refit_tsc;
+
+/* One (NIC clock, TSC) pair: the TSC in the middle of the clock read. */
+static int
+nic_clock_pair(uint16_t port, uint64_t *clk, uint64_t *tsc)
+{
+	uint64_t a = rte_rdtsc_precise();
+	int rc = rte_eth_read_clock(port, clk);
+	uint64_t b = rte_rdtsc_precise();
+
+	*tsc = a + (b - a) / 2;
+	return rc;
+}
+
+static void
+nic_clock_init(struct hgw_worker *w, const struct hgw_config *c)
+{
+	uint64_t clk, tsc;
+	int bit, off, rc;
+
+	if (c->rx_ts != HGW_RX_TS_NIC)
+		return;
+	bit = rte_mbuf_dynflag_lookup(RTE_MBUF_DYNFLAG_RX_TIMESTAMP_NAME, NULL);
+	off = rte_mbuf_dynfield_lookup(RTE_MBUF_DYNFIELD_TIMESTAMP_NAME, NULL);
+	rc = nic_clock_pair(c->rx_port, &nic_clk0, &nic_tsc0);
+	if (bit < 0 || off < 0 || rc != 0)
+		die("[rx] timestamp = nic: port %u gives no RX timestamps or "
+		    "cannot read its clock (%s; use timestamp = tsc)",
+		    c->rx_port, rc != 0 ? strerror(-rc) : "no mbuf field");
+	rte_delay_us_sleep(20000);
+	if (nic_clock_pair(c->rx_port, &clk, &tsc) != 0 ||
+	    hgw_nic_clock_fit(&nic_clock.map, nic_clk0, nic_tsc0, clk, tsc) != 0)
+		die("[rx] timestamp = nic: port %u's clock does not advance",
+		    c->rx_port);
+	rte_seqcount_init(&nic_clock.seq);
+	nic_refit_tsc = tsc;
+	for (uint32_t i = 0; i < c->workers; i++) {
+		w[i].nic = &nic_clock;
+		w[i].ts_offset = off;
+		w[i].ts_flag = RTE_BIT64(bit);
+	}
+	printf("rx: arrival = NIC RX timestamp of a burst's first frame, "
+	       "%.6f TSC cycles per NIC tick\n", nic_clock.map.tsc_per_tick);
+}
+
+/* Refit over the whole baseline about once a second (drift). */
+static void
+nic_clock_refit(const struct hgw_config *c)
+{
+	struct hgw_nic_clock map;
+	uint64_t clk, tsc;
+
+	if (c->rx_ts != HGW_RX_TS_NIC ||
+	    rte_rdtsc() - nic_refit_tsc < rte_get_tsc_hz())
+		return;
+	if (nic_clock_pair(c->rx_port, &clk, &tsc) != 0 ||
+	    hgw_nic_clock_fit(&map, nic_clk0, nic_tsc0, clk, tsc) != 0)
+		return;
+	nic_refit_tsc = tsc;
+	rte_seqcount_write_begin(&nic_clock.seq);
+	nic_clock.map = map;
+	rte_seqcount_write_end(&nic_clock.seq);
+}
+
 /* Paced replay: every worker gets the same t0, start_delay_ms from now,
  * so all of them are launched and waiting before the first deadline. */
 static void
@@ -699,6 +781,8 @@ pace_init(struct hgw_worker *w, const struct hgw_config *c)
 	for (uint32_t i = 0; i < c->workers; i++) {
 		w[i].out.miss_tsc = miss;
 		w[i].pace = c->pace;
+		if (c->pace == HGW_PACE_OFF)
+			continue;
 		w[i].ts_offset = off;
 		w[i].ts_flag = flag;
 		if (c->pace == HGW_PACE_PCAP)
@@ -831,6 +915,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	/* tx-lcore: the lcore after the workers */
 	txlcore_lcore = lcore;
 	pace_init(w, c);
+	nic_clock_init(w, c);
 	idio_init(w, c);
 }
 
@@ -902,6 +987,7 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 		uint32_t ended = 1;
 
 		rte_delay_us_sleep(1000);
+		nic_clock_refit(c);
 		if (t->journal != NULL)
 			hgw_journal_drain(t->journal, t->rings, t->nrings);
 		if (signalled)
@@ -962,6 +1048,9 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 	printf("  %-22s %" PRIu64 "\n", "gap_messages", f->gap_messages);
 	printf("  %-22s %" PRIu64 "\n", "dup_messages", f->dup_messages);
 	printf("  %-22s %" PRIu64 "\n", "rx_multiseg", w->rx.multiseg);
+	if (w->nic != NULL)
+		printf("  %-22s %" PRIu64 "\n", "rx_no_nic_timestamp",
+		       w->nic_no_ts);
 	if (w->rx.last_tsc > w->rx.first_tsc)
 		printf("  rx rate: %.0f frames/s from the first burst to the "
 		       "last\n", (double)(w->rx.mbufs - 1) * (double)rte_get_tsc_hz() /

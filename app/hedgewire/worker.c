@@ -421,6 +421,31 @@ poll_paced(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	}
 }
 
+/* [rx] timestamp = nic: the burst arrived when the NIC stamped its first
+ * frame (mapped to the TSC); a frame without a stamp keeps the rx_burst
+ * TSC, counted. */
+static inline void
+nic_arrival(struct hgw_worker *w, const struct rte_mbuf *m)
+{
+	struct hgw_nic_clock map;
+	uint32_t sn;
+
+	if (unlikely(!(m->ol_flags & w->ts_flag))) {
+		w->nic_no_ts++;
+		return;
+	}
+	do {
+		sn = rte_seqcount_read_begin(&w->nic->seq);
+		map = w->nic->map;
+	} while (rte_seqcount_read_retry(&w->nic->seq, sn));
+	uint64_t t = hgw_nic_clock_tsc(&map,
+		*RTE_MBUF_DYNFIELD(m, w->ts_offset,
+				   const rte_mbuf_timestamp_t *));
+
+	/* a stamp can only be earlier than the rx_burst return */
+	w->rx_tsc = RTE_MIN(t, w->rx_tsc);
+}
+
 /* Receive and process one burst; returns the number of frames. */
 static inline uint16_t
 poll_once(struct hgw_worker *w)
@@ -435,6 +460,8 @@ poll_once(struct hgw_worker *w)
 	if (n == 0)
 		return 0;
 	w->rx_tsc = rte_rdtsc();
+	if (w->nic != NULL)
+		nic_arrival(w, pkts[0]);
 	if (unlikely(w->rx.first_tsc == 0))
 		w->rx.first_tsc = w->rx_tsc;
 	w->rx.last_tsc = w->rx_tsc;

@@ -11,9 +11,11 @@
 
 #include <rte_mempool.h>
 #include <rte_ring.h>
+#include <rte_seqcount.h>
 
 #include "config.h"
 #include "journal.h"
+#include "nicclock.h"
 #include "pace.h"
 #include "hgw_book.h"
 #include "hgw_dedup.h"
@@ -251,6 +253,9 @@ struct hgw_worker {
 	/* Arrival of the frame being processed: the TSC when its rx_burst
 	 * returned, or with paced replay its release deadline */
 	uint64_t rx_tsc;
+	/* [rx] timestamp = nic: arrival from the first frame's RX stamp */
+	const struct hgw_nic_clock_shared *nic;
+	uint64_t nic_no_ts;             /* bursts whose first frame had none */
 	/* Paced replay ([replay] pace; HGW_PACE_OFF: not paced) */
 	uint32_t pace;
 	struct hgw_pacer pacer;
@@ -259,6 +264,14 @@ struct hgw_worker {
 	uint64_t pace_no_ts;            /* pcap pace, no timestamp: due at once */
 	uint64_t pace_late;             /* frames picked up after their deadline */
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
+} __rte_cache_aligned;
+
+/* [rx] timestamp = nic: the NIC clock map, refitted by the control plane
+ * every second (one writer) and read by the workers per burst under the
+ * sequence count (rte_seqcount: its own acquire/release ordering). */
+struct hgw_nic_clock_shared {
+	rte_seqcount_t seq;
+	struct hgw_nic_clock map;
 } __rte_cache_aligned;
 
 /* Set by the control plane to stop every worker. Relaxed on both sides:

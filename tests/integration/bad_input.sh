@@ -43,6 +43,11 @@ config)
 	expect_start_error "\\[rx\\] ring_size: 'big'" --set rx.ring_size=big
 	expect_start_error "flow-mirror: port 0 \\(net_null\\) cannot mirror" \
 		--set rx.mode=flow-mirror
+	expect_start_error "timestamp = nic: port 0 \\(net_null\\) offers no RX timestamps" \
+		--set rx.timestamp=nic
+	expect_start_error "timestamp = nic with \\[replay\\] pace" \
+		--set rx.timestamp=nic --set replay.pace=rate
+	expect_start_error "\\[rx\\] timestamp: 'hw'" --set rx.timestamp=hw
 	expect_start_error "with \\[rx\\] mode = fanout needs 2 lcores" \
 		--set rx.mode=fanout
 	# and the bundled profiles are valid

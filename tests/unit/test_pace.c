@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "hgw_test.h"
+#include "nicclock.h"
 #include "pace.h"
 
 #define HZ 2500000000ull	/* a 2.5 GHz TSC */
@@ -107,6 +108,28 @@ test_rate_bursts(void)
 	HGW_CHECK(near(hgw_pacer_rate(&p), 7 + 25000));
 }
 
+/* The NIC clock map: a 1 GHz NIC clock (ns ticks) on a 2.5 GHz TSC with
+ * an offset; points before and after the origin; a clock that did not
+ * move is refused. */
+static void
+test_nic_clock(void)
+{
+	struct hgw_nic_clock c;
+	const uint64_t off = 123456789;	/* TSC at NIC clock 0 */
+
+	HGW_CHECK_EQ(hgw_nic_clock_fit(&c, 1000, off + 2500, 1000, off + 9999), -1);
+	HGW_CHECK_EQ(hgw_nic_clock_fit(&c, 1000000, off + 2500000,
+				       1001000000, off + 2502500000u), 0);
+	HGW_CHECK(near(hgw_nic_clock_tsc(&c, 1000000), off + 2500000));
+	HGW_CHECK(near(hgw_nic_clock_tsc(&c, 2000000), off + 5000000));
+	HGW_CHECK(near(hgw_nic_clock_tsc(&c, 500000), off + 1250000));
+	HGW_CHECK(near(hgw_nic_clock_tsc(&c, 3600000000000ull),
+		       off + 9000000000000ull));
+	/* a clock 10 ppm fast: the fit follows it */
+	HGW_CHECK_EQ(hgw_nic_clock_fit(&c, 0, 0, 1000010000, 2500000000u), 0);
+	HGW_CHECK(near(hgw_nic_clock_tsc(&c, 1000010000), 2500000000u));
+}
+
 int
 main(void)
 {
@@ -115,5 +138,6 @@ main(void)
 	HGW_TEST(test_pcap_backwards);
 	HGW_TEST(test_rate);
 	HGW_TEST(test_rate_bursts);
+	HGW_TEST(test_nic_clock);
 	return hgw_test_done();
 }
