@@ -10,6 +10,7 @@
 #define HGW_CLI_H
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,20 @@ hgw_cli_bad(const char *prog, const char *opt, const char *val)
 {
 	fprintf(stderr, "%s: bad value for --%s: '%s'\n", prog, opt, val);
 	exit(2);
+}
+
+/* A fatal error: one line "PROG: message", exit 1. */
+static inline void __attribute__((noreturn, format(printf, 2, 3)))
+hgw_cli_die(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(EXIT_FAILURE);
 }
 
 /* Decimal unsigned integer in [min, max]; no sign, no spaces. */

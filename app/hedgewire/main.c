@@ -37,6 +37,7 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "hgw_cli.h"
 #include "hgw_chanmap.h"
 #include "journal.h"
 #include "stats_tel.h"
@@ -54,18 +55,7 @@ on_signal(int sig)
 }
 
 /* Start-up failures: one line naming the bad input, then exit. */
-static __rte_noreturn __rte_format_printf(1, 2) void
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fprintf(stderr, "hedgewire: ");
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
-}
+#define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
 
 /* Test-only fault injection: [0] stall, [1] stop. */
 struct inject_arg {
@@ -102,6 +92,7 @@ usage(FILE *out)
 static void
 parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
 {
+	const char *arg = s;
 	unsigned long v[3];
 	char *end;
 	int i;
@@ -112,7 +103,7 @@ parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
 		if (errno != 0 || end == s || v[i] > UINT32_MAX ||
 		    (i > 0 && v[i] == 0) ||
 		    *end != (i == n - 1 ? '\0' : ','))
-			die("--inject-%s: bad value '%s' (expected %s)", what, s,
+			die("--inject-%s: bad value '%s' (expected %s)", what, arg,
 			    n == 3 ? "WORKER,USEC,EVERY" : "WORKER,FRAMES");
 		s = end + 1;
 	}

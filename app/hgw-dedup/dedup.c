@@ -61,18 +61,7 @@ on_signal(int sig)
 	atomic_store_explicit(&stop, 1, memory_order_relaxed);
 }
 
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs(PROG ": ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
-}
+#define die(...) hgw_cli_die(PROG, __VA_ARGS__)
 
 static void
 usage(FILE *out)

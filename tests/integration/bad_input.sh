@@ -48,6 +48,19 @@ config)
 	expect_start_error "timestamp = nic with \\[replay\\] pace" \
 		--set rx.timestamp=nic --set replay.pace=rate
 	expect_start_error "\\[rx\\] timestamp: 'hw'" --set rx.timestamp=hw
+	expect_start_error "\\[replay\\] pace: 'fast'" --set replay.pace=fast
+	expect_start_error "\\[replay\\] speed: '-1'" --set replay.speed=-1
+	expect_start_error "\\[replay\\] speed: '2x'" --set replay.speed=2x
+	expect_start_error "\\[replay\\] burst: '0'" --set replay.burst=0
+	expect_start_error "\\[buffers\\] invalidate: 'flush'" --set buffers.invalidate=flush
+	expect_start_error "\\[buffers\\] poison: '100'" --set buffers.poison=100
+	expect_start_error "\\[buffers\\] prefetch_depth: '0'" --set buffers.prefetch_depth=0
+	expect_start_error "\\[run\\] latency_precision_bits: '11'" \
+		--set run.latency_precision_bits=11
+	expect_start_error "\\[run\\] stage_sample: 'often'" --set run.stage_sample=often
+	expect_start_error "inject-stall: bad value '0,0,5'" --inject-stall 0,0,5
+	expect_start_error "inject-stall: bad value '0,10'" --inject-stall 0,10
+	expect_start_error "inject-stop: no worker 3" --inject-stop 3,10
 	expect_start_error "with \\[rx\\] mode = fanout needs 2 lcores" \
 		--set rx.mode=fanout
 	# and the bundled profiles are valid

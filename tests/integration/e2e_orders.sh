@@ -271,6 +271,19 @@ hedged|stall|worker-stop)
 	#                orders continue
 	hedged_reference
 	[ "$want" -gt 500 ] || fail "too few orders to mean much: $want"
+	if [ "$SCENARIO" = hedged ]; then
+		# hgw-dedup refuses bad arguments in one line
+		for bad in "--in 0 --out 0" "--burst 0" "--queues 99" "--idle-ms x"; do
+			# shellcheck disable=SC2086
+			if "$HGW_DEDUP" -l0 --no-pci $EAL_MEM --file-prefix "$PREFIX-dd" \
+				--log-level=error --vdev net_null0 --vdev net_null1 -- \
+				$bad >/dev/null 2>"$T/dd.err"; then
+				fail "hgw-dedup accepted $bad"
+			fi
+			expect_eq "hgw-dedup $bad: error lines" "$(grep -c '^hgw-dedup: ' "$T/dd.err")" 1
+		done
+		echo "  hgw-dedup refused bad arguments: $(cat "$T/dd.err")"
+	fi
 	case $SCENARIO in
 	hedged) runs="2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore
 		2:downstream 3:downstream 4:downstream";;
