@@ -8,6 +8,7 @@ standard library only.
 usage: hgw_ref.py --feed FEED.pcap --table TABLE.bin --conf CONF.ini
                   --out EXPECTED.pcap [--summary SUMMARY.txt]
                   [--bbo BBO.txt] [--stats STATS.txt] [--trace TRACE.txt]
+                  [--events EVENTS.txt]
        hgw_ref.py --feed FEED.pcap [--conf CONF.ini] --bbo BBO.txt
                   (book only: no table, no orders)
        hgw_ref.py --crc32c FILE   (prints the CRC-32C of a file)
@@ -16,11 +17,13 @@ usage: hgw_ref.py --feed FEED.pcap --table TABLE.bin --conf CONF.ini
 name (an 'R' message), in the generator's "bbo LOCATE NAME BIDPX BIDSHARES
 BIDORDERS ASKPX ASKSHARES ASKORDERS" format (empty side: 0 0 0); --trace writes one line per trigger (session, sequence, locate,
 feed time, touch, outcome); --stats writes the feed counters (messages, types, drops, gaps)
-in the generator's truth-file vocabulary.
+in the generator's truth-file vocabulary; --events replays hedgewire's
+events log (kill switch, disabled instruments, [risk] limits, table
+patches, each at a feed position; see tests/ref/README.md).
 """
 
 import argparse
-import bisect
+import re
 import struct
 import sys
 
@@ -324,8 +327,9 @@ class Engine:
         self.cnt = dict.fromkeys(SUMMARY_KEYS, 0)
         self.frames = []          # (ts, bytes)
         self.position = {}        # locate -> net shares
-        self.thr_inst = {}        # locate -> sorted list of feed times
+        self.thr_inst = {}        # locate -> accepted feed times, in order
         self.thr_total = []
+        self.events_applied = 0
         self.ouch = struct.Struct('>cIcI8sQccccc14sH')
 
     def build_frame(self, side, qty, symbol, price, tif, display, clordid, urn):
@@ -393,8 +397,6 @@ def run(feed_path, conf, table, trace=None):
     thr_inst, thr_total = eng.thr_inst, eng.thr_total
     frames = eng.frames
     build = eng.build_frame
-    bisect_right = bisect.bisect_right
-    insort = bisect.insort
 
     def get_best(k):
         b = best[k]
@@ -537,19 +539,21 @@ def run(feed_path, conf, table, trace=None):
         if abs(pos) > max_pos:
             cnt['reject_position_limit'] += 1
             return
-        lo = ts - W
+        # throttles: with the current limit N, throttled when N times have
+        # been accepted in the scope and the N-th most recent (in the order
+        # accepted) + W is later than ts (N = 0: always)
         ti = thr_inst.get(loc)
         if ti is None:
             ti = thr_inst[loc] = []
-        if bisect_right(ti, ts) - bisect_right(ti, lo) >= max_oi:
+        if len(ti) >= max_oi and (max_oi == 0 or ti[-max_oi] + W > ts):
             cnt['reject_throttle_instrument'] += 1
             return
-        if bisect_right(thr_total, ts) - bisect_right(thr_total, lo) >= max_ot:
+        if len(thr_total) >= max_ot and (max_ot == 0 or thr_total[-max_ot] + W > ts):
             cnt['reject_throttle_total'] += 1
             return
         position[loc] = pos
-        insort(ti, ts)
-        insort(thr_total, ts)
+        ti.append(ts)
+        thr_total.append(ts)
         cnt['orders'] += 1
         sname = sess_names[sidx]
         clordid = sname[6:10] + b'%010d' % (seqno % 10000000000)
