@@ -203,6 +203,141 @@ class Table:
         self.instruments, self.spreads, self.imbalances, self.tick = inst, spreads, imbs, tick
 
 
+# ---------------------------------------------------------------- events log
+
+LIMIT_NAMES = ('max_quantity', 'max_notional', 'collar_bps', 'max_position',
+               'window_ms', 'max_orders_instrument', 'max_orders_total')
+_DEC = re.compile(r'[0-9]+\Z')
+_SDEC = re.compile(r'-?[0-9]+\Z')
+_SESS = re.compile(r'[0-9a-f]{20}\Z')
+U32, U64 = (1 << 32) - 1, (1 << 64) - 1
+
+
+class Event:
+    """One control-plane change at a feed position: sess None = before the
+    first message; kind kill|disable|limit|patch; args as parsed."""
+    __slots__ = ('eid', 'sess', 'seq', 'kind', 'args', 'lineno', 'text')
+
+    def __init__(self, eid, sess, seq, kind, args, lineno, text):
+        self.eid, self.sess, self.seq, self.kind = eid, sess, seq, kind
+        self.args, self.lineno, self.text = args, lineno, text
+
+
+def parse_patch_line(tok, table, where):
+    """'+ L S I action price_mode tif display price quantity tag', validated
+    like hgw_table's patch files (lib/table/table.c tbl_patch_line)."""
+    names = ('locate', 'spread bucket', 'imbalance bucket', 'action', 'price_mode',
+             'tif', 'display', 'price', 'quantity', 'tag')
+    if tok[0] != '+':
+        die("%s: expected a '+ L S I action price_mode tif display price quantity tag' line" % where)
+    f = tok[1:]
+    for k, t in enumerate(f):          # a '#' field starts a comment (as tbl_patch_line)
+        if t.startswith('#'):
+            f = f[:k]
+            break
+    if len(f) != 10:
+        die('%s: patch line has %d fields (want: L S I action price_mode tif display '
+            'price quantity tag)' % (where, len(f)))
+    lim = {0: (0, table.instruments - 1), 1: (0, table.spreads - 1),
+           2: (0, table.imbalances - 1), 4: (0, 1), 7: (-(1 << 31), (1 << 31) - 1),
+           8: (0, U32), 9: (0, U32)}
+    v = [0] * 10
+    for k, t in enumerate(f):
+        if k == 3:
+            if t not in ('0', 'B', 'S'):
+                die("%s: bad action '%s' (want 0, B or S)" % (where, t))
+            v[k] = 0 if t == '0' else ord(t)
+        elif k in (5, 6):
+            if len(t) != 1 or not 0x20 < ord(t) <= 0x7e:
+                die("%s: bad %s '%s' (want one printable character)" % (where, names[k], t))
+            v[k] = ord(t)
+        else:
+            lo, hi = lim[k]
+            if not _SDEC.match(t) or not lo <= int(t) <= hi:
+                die("%s: bad %s '%s' (want %d..%d)" % (where, names[k], t, lo, hi))
+            v[k] = int(t)
+    key = (v[0] * table.spreads + v[1]) * table.imbalances + v[2]
+    return key, ENTRY.pack(0, *v[3:]) + bytes(44)
+
+
+def read_events(path, table, caps):
+    """Parses hedgewire's events log; exits 2 naming file:line on anything
+    malformed.  caps: the start-up max_orders_instrument/_total, the most a
+    limit event may set them to."""
+    try:
+        with open(path, encoding='utf-8', errors='replace') as f:
+            lines = f.read().splitlines()
+    except OSError as e:
+        die('%s: %s' % (path, e))
+    events = []
+    i = 0
+    while i < len(lines):
+        lineno = i + 1
+        raw = lines[i].strip()
+        i += 1
+        if not raw or raw.startswith('#'):
+            continue
+        where = '%s:%d' % (path, lineno)
+        tok = raw.split()
+        if tok[0] == '+':
+            die("%s: '+' line outside a patch event" % where)
+        if len(tok) < 4:
+            die('%s: expected ID SESSION SEQ TYPE ARGS...' % where)
+        eid, sess, seq, kind = tok[:4]
+        args = tok[4:]
+        if not _DEC.match(eid) or int(eid) != len(events) + 1:
+            die("%s: bad event id '%s' (want %d)" % (where, eid, len(events) + 1))
+        if not _DEC.match(seq) or int(seq) > U64:
+            die("%s: bad sequence number '%s'" % (where, seq))
+        if sess == '-':
+            sb = None
+            if int(seq) != 0:
+                die("%s: session '-' needs sequence number 0, not %s" % (where, seq))
+        elif _SESS.match(sess):
+            sb = bytes.fromhex(sess)
+        else:
+            die("%s: bad session '%s' (want 20 lowercase hex digits or -)" % (where, sess))
+        if kind == 'kill':
+            if len(args) != 1 or args[0] not in ('0', '1'):
+                die('%s: want: kill 0|1' % where)
+            val = args[0] == '1'
+        elif kind == 'disable':
+            if len(args) != 2 or args[1] not in ('0', '1') or not 1 <= len(args[0]) <= 8 \
+                    or any(not 0x20 < ord(c) <= 0x7e for c in args[0]):
+                die('%s: want: disable SYMBOL(1-8 characters) 0|1' % where)
+            val = (args[0], args[1] == '1')
+        elif kind == 'limit':
+            if len(args) != 2 or args[0] not in LIMIT_NAMES:
+                die('%s: want: limit NAME VALUE, NAME one of %s' % (where, ' '.join(LIMIT_NAMES)))
+            name, v = args
+            if name in caps:
+                lo, hi = 1, caps[name]
+            elif name in ('max_quantity', 'collar_bps'):
+                lo, hi = 0, U32
+            else:
+                lo, hi = 0, U64
+            if not _DEC.match(v) or not lo <= int(v) <= hi:
+                die("%s: bad %s value '%s' (want %d..%d)" % (where, name, v, lo, hi))
+            val = (name, int(v))
+        elif kind == 'patch':
+            if len(args) != 1 or not _DEC.match(args[0]):
+                die('%s: want: patch N' % where)
+            n = int(args[0])
+            if table is None:
+                die('%s: a patch event needs --table' % where)
+            val = []
+            for _k in range(n):
+                if i >= len(lines):
+                    die('%s: patch %d: the file ends after %d of its lines' % (where, n, _k))
+                pt = lines[i].split()
+                i += 1
+                val.append(parse_patch_line(pt if pt else [''], table, '%s:%d' % (path, i)))
+        else:
+            die("%s: unknown event type '%s'" % (where, kind))
+        events.append(Event(len(events) + 1, sb, int(seq), kind, val, lineno, raw))
+    return events
+
+
 # ---------------------------------------------------------------- checksums
 
 def csum16(data, start=0):
@@ -343,7 +478,7 @@ class Engine:
         return self.hdr + udp + payload
 
 
-def run(feed_path, conf, table, trace=None):
+def run(feed_path, conf, table, trace=None, events=None):
     eng = Engine(conf, table)
     cnt = eng.cnt
     NINST = eng.ninst
@@ -387,6 +522,8 @@ def run(feed_path, conf, table, trace=None):
     if tbl is not None:
         T_INST, T_S, T_I, T_TICK = tbl.instruments, tbl.spreads, tbl.imbalances, tbl.tick
         tdata = tbl.data
+        if events and any(ev.kind == 'patch' for ev in events):
+            tdata = bytearray(tdata)    # patched in place
     ENT = ENTRY.unpack_from
     kill = eng.kill
     disable = eng.disable
@@ -562,6 +699,54 @@ def run(feed_path, conf, table, trace=None):
                                  price, bytes((tif,)), bytes((display,)), clordid,
                                  seqno & 0xFFFFFFFF)))
 
+    evq = events or []
+    n_ev = len(evq)
+
+    def apply_events(k, sidx, seqno):
+        """Applies, in file order, the events from evq[k] on that take
+        effect before message (sidx, seqno); returns the next pending one.
+        Sessions are ordered by first meeting (sidx)."""
+        nonlocal kill, max_q, max_notional10k, collar_bps, max_pos, W, max_oi, max_ot
+        while k < n_ev:
+            ev = evq[k]
+            if ev.sess is not None:
+                st = sessions.get(ev.sess)
+                if st is None or not (st[2] < sidx or (st[2] == sidx and seqno >= ev.seq)):
+                    break
+            a = ev.args
+            if ev.kind == 'kill':
+                kill = a
+            elif ev.kind == 'disable':
+                if a[1]:
+                    disable.add(a[0])
+                else:
+                    disable.discard(a[0])
+            elif ev.kind == 'limit':
+                name, v = a
+                if name == 'max_quantity':
+                    max_q = v
+                elif name == 'max_notional':
+                    max_notional10k = v * 10000
+                elif name == 'collar_bps':
+                    collar_bps = v
+                elif name == 'max_position':
+                    max_pos = v
+                elif name == 'window_ms':
+                    W = v * 1000000
+                elif name == 'max_orders_instrument':
+                    max_oi = v
+                else:
+                    max_ot = v
+            elif tbl is not None:           # patch
+                for key, ent in a:
+                    tdata[64 + key * 64:128 + key * 64] = ent
+            eng.events_applied += 1
+            if trace is not None:
+                trace.write('event %d applied before %s %d: %s\n' % (
+                    ev.eid, sess_names[sidx].decode('latin-1'), seqno, ev.text))
+            k += 1
+        return k
+
     if trace is not None:
         decide = decide_traced
     elif tbl is None:
@@ -569,6 +754,7 @@ def run(feed_path, conf, table, trace=None):
     else:
         decide = decide1
 
+    ev_k = 0
     for _s, _f, p, flen in pcap_iter(buf, e):
         fst['frames'] += 1
         end = p + flen
@@ -701,6 +887,8 @@ def run(feed_path, conf, table, trace=None):
             fst['messages'] += 1
             types[t] = types.get(t, 0) + 1
             seqno = seq + j
+            if ev_k < n_ev:
+                ev_k = apply_events(ev_k, sidx, seqno)
             if t == 65 or t == 70:                      # A, F
                 loc, th, tl, ref, side, shares, price = S_ADD(buf, mo)
                 if (side != 66 and side != 83) or not 1 <= price <= 2000000000 \
@@ -786,6 +974,8 @@ def main(argv=None):
     ap.add_argument('--bbo', help='write every instrument\'s best bid/ask (generator bbo format)')
     ap.add_argument('--stats', help='write feed counters (generator truth vocabulary)')
     ap.add_argument('--trace', help='write one line per trigger: book touch and outcome')
+    ap.add_argument('--events', metavar='FILE',
+                    help='replay hedgewire\'s events log (control-plane changes at feed positions)')
     ap.add_argument('--crc32c', metavar='FILE', help='print the CRC-32C of FILE and exit')
     a = ap.parse_args(argv)
     if a.crc32c:
@@ -798,8 +988,15 @@ def main(argv=None):
         ap.error('--out needs --table')
     conf = read_conf(a.conf)
     table = Table(a.table) if a.table else None
+    events = None
+    if a.events:
+        if table is None:
+            ap.error('--events needs --table')
+        caps = {'max_orders_instrument': c_int(conf, 'risk', 'max_orders_instrument'),
+                'max_orders_total': c_int(conf, 'risk', 'max_orders_total')}
+        events = read_events(a.events, table, caps)
     trace = open(a.trace, 'w') if a.trace else None
-    eng, stats, bbo_lines = run(a.feed, conf, table, trace)
+    eng, stats, bbo_lines = run(a.feed, conf, table, trace, events)
     if trace is not None:
         trace.close()
     if a.out:
@@ -810,6 +1007,9 @@ def main(argv=None):
             with open(a.summary, 'w') as f:
                 f.write(text)
         sys.stdout.write(text)
+    if events is not None:
+        sys.stderr.write('events_applied %d\nevents_not_reached %d\n'
+                         % (eng.events_applied, len(events) - eng.events_applied))
     if a.bbo:
         with open(a.bbo, 'w') as f:
             f.write(''.join(l + '\n' for l in bbo_lines()))
