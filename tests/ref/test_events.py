@@ -303,8 +303,11 @@ def tests(d):
 
     # (d) max_position lowered at q
     q = base.urns[n // 2]
-    worst_before = max([abs(p) for u, _s, p in positions_after(base.frames) if u < q] or [0])
+    bpos = positions_after(base.frames)
+    worst_before = max([abs(p) for u, _s, p in bpos if u < q] or [0])
     lim = worst_before // 2
+    # take effect at the first order from q on that the new limit rejects
+    q = min([u for u, _s, p in bpos if u >= q and abs(p) > lim] or [q])
     r = ref(d, '1 %s %d limit max_position %d\n' % (S, q, lim), tag='d')
     pa = positions_after(r.frames)
     over_after = [(u, s, p) for u, s, p in pa if u >= q and abs(p) > lim]
@@ -312,7 +315,7 @@ def tests(d):
     rej = [int(t[1]) for t in r.trace if t[-1] == 'reject_position_limit']
     check('(d) limit max_position %d at %d enforced from there on' % (lim, q),
           r.rc == 0 and lim > 0 and over_before and not over_after and rej and
-          min(rej) >= q and [f for f, u in zip(r.frames, r.urns) if u < q] ==
+          min(rej) == q and [f for f, u in zip(r.frames, r.urns) if u < q] ==
           [f for f, u in zip(base.frames, base.urns) if u < q],
           '%d orders over the limit before, %d after; %d position rejects from %s' % (
               len(over_before), len(over_after), len(rej), min(rej or [0])))
@@ -343,6 +346,8 @@ def tests(d):
             c[t[1] >= q] += 1
     key = max(sorted(ordered), key=lambda k: min(ordered[k]))
     L, Sb, I = key
+    # take effect at the first of its orders from q on
+    q = min(t[1] for t in trs if t[8] == 'orders' and t[1] >= q and table_key(tbl, t) == key)
     r = ref(d, '1 %s %d patch 1\n+ %d %d %d 0 0 0 Y 0 0 0\n' % (S, q, L, Sb, I), tag='e')
     gone = set(t[1] for t in trs if t[8] == 'orders' and t[1] >= q and table_key(tbl, t) == key)
     exp = [f for f, u in zip(base.frames, base.urns) if u not in gone]
