@@ -69,10 +69,20 @@ sleep_ns(long ns)
 		;
 }
 
-/* The trigger stream every replica sees, read-only while workers run. */
+/* The trigger stream every replica sees, read-only while workers run.
+ * session is an index into skey[], the keys of the stream's sessions. */
 struct trig {
 	uint64_t seq;
 	uint16_t session;
+};
+
+/* Session keys as hgw_feed_session_key() makes them: packed names (bit 63)
+ * and a hashed one (bit 62), none in the order of their index. */
+static const uint64_t skey[HGW_DEDUP_MAX_SESSIONS] = {
+	0x8000000000000000ULL | 0x0123456789ABCDEULL,
+	0x4000000000000000ULL | 0x3000000000000007ULL,
+	0x8000000000000000ULL | 0x0000000000000001ULL,
+	0x8000000000000000ULL | 0x0FFFFFFFFFFFFFFFULL,
 };
 
 static struct trig *trigs;
@@ -286,81 +296,112 @@ static void
 test_layout(void)
 {
 	HGW_CHECK_EQ(sizeof(struct hgw_dedup), HGW_DEDUP_MAX_SESSIONS * 64);
-	HGW_CHECK_EQ(offsetof(struct hgw_dedup, mark[1]), 64);
+	HGW_CHECK_EQ(offsetof(struct hgw_dedup, slot[1]), 64);
+	HGW_CHECK_EQ(offsetof(struct hgw_dedup_entry, seq), 8);
 	HGW_CHECK_EQ(alignof(struct hgw_dedup), 64);
 	HGW_CHECK_EQ(sizeof(struct hgw_dedup_stats), 64);
 	HGW_CHECK_EQ(alignof(struct hgw_dedup_stats), 64);
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
 	HGW_CHECK_EQ(hgw_dedup_init(NULL), (uint64_t)-EINVAL);
-	for (unsigned int s = 0; s < HGW_DEDUP_MAX_SESSIONS; s++)
-		HGW_CHECK_EQ((uintptr_t)&dd.mark[s].seq % 64, 0);
+	for (unsigned int s = 0; s < HGW_DEDUP_MAX_SESSIONS; s++) {
+		HGW_CHECK_EQ((uintptr_t)&dd.slot[s].key % 64, 0);
+		HGW_CHECK_EQ(atomic_load(&dd.slot[s].key), 0);
+		HGW_CHECK_EQ(atomic_load(&dd.slot[s].seq), 0);
+	}
 }
 
 static void
 test_claim_semantics(void)
 {
 	struct hgw_dedup_stats st = { 0 };
+	const uint64_t A = skey[0], B = skey[1], C = skey[2], D = skey[3];
 
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 0);	/* duplicate */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 5), 1);	/* gaps are fine */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 3), 0);	/* behind the mark */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 5), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 6), 1);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 6);
-	/* sessions are independent */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 1, 2), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 1, 1), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 3, 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, 6), 1);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 6);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 1), 2);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 2), 6);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 3), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 1), 0);	/* duplicate */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 5), 1);	/* gaps are fine */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 3), 0);	/* behind the mark */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 5), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 6), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 6);
+	/* sessions are independent, whatever slot they got */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, B, 2), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, B, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, D, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, 6), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 6);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, B), 2);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, C), 6);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, D), 1);
+	/* slots were taken in order of first use, and keep their key */
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, A), 0);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, B), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, D), 2);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, C), 3);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, 3, 7), 1);	/* C */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, 7), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, 3, 7), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, C), 7);
 	/* outside the contract: never sent */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, 0), 0);	/* seq 0 is no message */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, HGW_DEDUP_MAX_SESSIONS, 9), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, UINT16_MAX, 9), 0);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, HGW_DEDUP_MAX_SESSIONS), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, 0), 0);	/* seq 0 is no message */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 9), 0);	/* key 0 is no session */
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, 0), -1);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, -1, 9), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, HGW_DEDUP_MAX_SESSIONS, 9), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, 0, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 12345), 0);	/* no such session */
 	/* top edge: UINT64_MAX passes once, then the session is closed */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX - 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX - 1), 0);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 2), UINT64_MAX);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX - 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX - 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, C), UINT64_MAX);
 	/* counting wrapper */
-	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 3, 2), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 3, 2), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 3, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 2), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 2), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 0, 3), 0);
 	HGW_CHECK_EQ(st.won, 1);
-	HGW_CHECK_EQ(st.lost, 2);
-	/* init resets */
+	HGW_CHECK_EQ(st.lost, 3);
+	HGW_CHECK_EQ(st.full, 1);
+	/* init resets: every slot free again */
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, D, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, D), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, A), 1);
 }
 
 static void
 test_filter_semantics(void)
 {
 	struct hgw_dedup_filter f;
+	const uint64_t A = skey[0], B = skey[1], D = skey[3];
 
 	hgw_dedup_filter_init(&f);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 1, 0), 1);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 1, 1), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 1, 2), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 4, 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 2, 0), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 1, 2, 0), 1);	/* independent */
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 3, UINT64_MAX, 15), 1);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 3, UINT64_MAX, 14), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 0, 0), 0);	/* invalid */
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 4, 9, 0), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 9, 16), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 9, 3), 1);	/* not burnt */
+	HGW_CHECK_EQ(hgw_dedup_filter_sessions(&f), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 1, 0), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 1, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 1, 2), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 4, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 2, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, B, 2, 0), 1);	/* independent */
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, D, UINT64_MAX, 15), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, D, UINT64_MAX, 14), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 0, 0), 0);	/* invalid */
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 9, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 9, 16), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 9, 3), 1);	/* not burnt */
+	HGW_CHECK_EQ(hgw_dedup_filter_sessions(&f), 3);
+	HGW_CHECK_EQ(f.key[0], A);
+	HGW_CHECK_EQ(f.key[1], B);
+	HGW_CHECK_EQ(f.key[2], D);
 	HGW_CHECK_EQ(f.mark[0], 9);
-	HGW_CHECK_EQ(f.mark[3], UINT64_MAX);
+	HGW_CHECK_EQ(f.mark[2], UINT64_MAX);
 	HGW_CHECK_EQ(f.passed[0], 2);
 	HGW_CHECK_EQ(f.passed[1], 1);
 	HGW_CHECK_EQ(f.passed[3], 1);
@@ -370,6 +411,16 @@ test_filter_semantics(void)
 	HGW_CHECK_EQ(f.dropped[2], 1);
 	HGW_CHECK_EQ(f.dropped[14], 1);
 	HGW_CHECK_EQ(f.invalid, 3);
+	/* a fourth key takes the last slot; a fifth is invalid, every time,
+	 * and takes nothing from the four */
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 77, 1, 0), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 78, 1, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 78, 2, 1), 0);
+	HGW_CHECK_EQ(f.invalid, 5);
+	HGW_CHECK_EQ(hgw_dedup_filter_sessions(&f), 4);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 77, 2, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 10, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 10, 0), 0);
 }
 
 /* Two workers interleaved by hand: every faithful schedule is exactly once;
@@ -393,7 +444,8 @@ test_claim_schedules(void)
 			unsigned int w = (mask >> step) & 1;
 			unsigned int i = pos[w]++;
 
-			won[i] += (uint8_t)hgw_dedup_claim(&dd, 0, seqs[i]);
+			won[i] += (uint8_t)hgw_dedup_claim(&dd, skey[1],
+							   seqs[i]);
 		}
 		for (unsigned int i = 0; i < n; i++)
 			ok &= won[i] == 1;
@@ -404,12 +456,12 @@ test_claim_schedules(void)
 	 * 2 is lost. No duplicate either way. Principle 1 is what prevents it:
 	 * B must stop trading once it saw the gap. */
 	hgw_dedup_init(&dd);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 1);	/* B */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 4), 1);	/* B, skipped 2 */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 0);	/* A */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 2), 0);	/* A: lost order */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 4), 0);	/* A: no duplicate */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 7), 1);	/* A: carries on */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 1), 1);	/* B */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 4), 1);	/* B, skipped 2 */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 1), 0);	/* A */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 2), 0);	/* A: lost order */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 4), 0);	/* A: no duplicate */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 7), 1);	/* A: carries on */
 }
 
 /* ---- claim mode ----------------------------------------------------------- */
@@ -426,8 +478,8 @@ claim_worker(void *arg)
 	pthread_barrier_wait(k->start);
 	for (uint32_t i = 0; i < end; i++) {
 		stall_hook(k, cur_nw, i, &next_stall);
-		if (hgw_dedup_claim_count(k->d, &k->st, trigs[i].session,
-					  trigs[i].seq))
+		if (hgw_dedup_claim_count(k->d, &k->st,
+					  skey[trigs[i].session], trigs[i].seq))
 			k->wins[k->nwins++] = i;
 		/* relaxed: a progress hint for the stall check only */
 		atomic_store_explicit(&k->progress, i + 1u,
@@ -465,6 +517,7 @@ test_claim_mode(void)
 				HGW_CHECK(k->wins[j] < produced);
 			}
 			HGW_CHECK_EQ(k->st.won, k->nwins);
+			HGW_CHECK_EQ(k->st.full, 0);
 			HGW_CHECK_EQ(k->st.won + k->st.lost, produced);
 			won += k->st.won;
 			lost += k->st.lost;
@@ -481,7 +534,7 @@ test_claim_mode(void)
 					last = trigs[i].seq;
 					break;
 				}
-			HGW_CHECK_EQ(hgw_dedup_mark(&dd, (uint16_t)sn), last);
+			HGW_CHECK_EQ(hgw_dedup_mark(&dd, skey[sn]), last);
 		}
 		printf("# claim %-18s won", r->name);
 		for (unsigned int w = 0; w < r->nw; w++)
@@ -610,7 +663,8 @@ txl_consumer(void *arg)
 
 			while (got < 32 && spsc_pop(&rings[w], &o)) {
 				got++;
-				if (hgw_dedup_filter_first(&c->f, o.session,
+				if (hgw_dedup_filter_first(&c->f,
+							   skey[o.session],
 							   o.seq, o.worker))
 					cnt[o.idx]++;	/* "sent" */
 			}
@@ -726,7 +780,8 @@ downstream_once(unsigned int nw, enum merge how, int stop, uint64_t *s)
 		for (uint32_t b = 0; b < burst && pos[w] < end[w]; b++) {
 			uint32_t i = pos[w]++;
 
-			if (hgw_dedup_filter_first(&f, trigs[i].session,
+			if (hgw_dedup_filter_first(&f,
+						   skey[trigs[i].session],
 						   trigs[i].seq, (uint16_t)w))
 				cnt[i]++;
 		}
