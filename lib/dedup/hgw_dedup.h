@@ -126,6 +126,14 @@ _Static_assert(sizeof(struct hgw_dedup_stats) == HGW_DEDUP_LINE,
  * aligned. */
 int hgw_dedup_init(struct hgw_dedup *d);
 
+/* Test-only: runs between reading a slot's key as free and the CAS that
+ * tries to take it, so a unit test can widen that window and make racing
+ * claimers meet there. Empty unless defined before this header is
+ * included (tests/unit/test_dedup.c). */
+#ifndef HGW_DEDUP_SLOT_HOOK
+#define HGW_DEDUP_SLOT_HOOK(slot) do { } while (0)
+#endif
+
 /* The slot of session key, taking the first free one on the key's first
  * use. Returns the slot index (0..HGW_DEDUP_MAX_SESSIONS-1), or -1 if key
  * is 0 or every slot holds another key. Wait-free: slots are scanned in
@@ -155,6 +163,7 @@ hgw_dedup_slot(struct hgw_dedup *d, uint64_t key)
 		uint64_t cur = atomic_load_explicit(k, memory_order_relaxed);
 
 		if (cur == 0) {
+			HGW_DEDUP_SLOT_HOOK(i);
 			/* The first free slot: take it for key. relaxed on
 			 * success and failure: the CAS is the decision and
 			 * orders nothing else. strong: a spurious failure
