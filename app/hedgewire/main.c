@@ -1223,8 +1223,9 @@ main(int argc, char **argv)
 	if (trading.dedup != NULL)
 		for (uint32_t i = 0; i < conf.workers; i++)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64
-			       " (orders sent %" PRIu64 ")\n", i,
-			       workers[i].races.won, workers[i].races.lost,
+			       " no slot %" PRIu64 " (orders sent %" PRIu64
+			       ")\n", i, workers[i].races.won,
+			       workers[i].races.lost, workers[i].races.full,
 			       workers[i].out.tx.orders);
 	if (txl) {
 		for (uint32_t i = 0; i < conf.workers; i++)

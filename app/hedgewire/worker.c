@@ -118,7 +118,7 @@ handoff_flush(struct hgw_worker *w)
 		h[i].m = s->m[i];
 		h[i].seq = w->tx_seq[i];
 		h[i].rx_tsc = s->rx_tsc[i];
-		h[i].session = w->tx_session[i];
+		h[i].key = w->feed.sessions[w->tx_session[i]].key;
 	}
 	for (;;) {
 		done += rte_ring_sp_enqueue_burst_elem(w->handoff, h + done,
@@ -227,7 +227,8 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 	if (unlikely(m == NULL))
 		return;
 	if (w->dedup != NULL &&
-	    !hgw_dedup_claim_count(w->dedup, &w->races, w->batch_session[i],
+	    !hgw_dedup_claim_count(w->dedup, &w->races,
+				   w->feed.sessions[w->batch_session[i]].key,
 				   w->batch_seq[i]))
 		return;
 	w->spare = NULL;
@@ -661,7 +662,7 @@ txlcore_once(struct hgw_txlcore *t)
 
 		total += n;
 		for (unsigned int i = 0; i < n; i++) {
-			if (!hgw_dedup_filter_first(&t->filter, h[i].session,
+			if (!hgw_dedup_filter_first(&t->filter, h[i].key,
 						    h[i].seq, (uint16_t)r)) {
 				t->races_lost++;
 				rte_pktmbuf_free(h[i].m);

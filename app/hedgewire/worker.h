@@ -27,6 +27,11 @@
 #include "hgw_strategy.h"
 #include "hgw_table.h"
 
+/* The dedup keeps a slot per session a worker's feed decoder can track: a
+ * faithful replica never needs more. */
+_Static_assert(HGW_FEED_MAX_SESSIONS == HGW_DEDUP_MAX_SESSIONS,
+	       "one dedup slot per feed session");
+
 /* Why a frame was not offered to the decoder (worker-level, before it). */
 struct hgw_worker_rx_stats {
 	uint64_t bursts;        /* rx_burst calls that returned packets */
@@ -97,10 +102,9 @@ struct hgw_snap_ctl {
 /* tx-lcore mode: one order handed from a worker to the TX lcore. */
 struct hgw_handoff {
 	struct rte_mbuf *m;
-	uint64_t seq;                   /* the trigger */
+	uint64_t seq;                   /* the trigger: (key, seq) */
 	uint64_t rx_tsc;                /* its frame's arrival */
-	uint16_t session;
-	uint16_t pad[3];
+	uint64_t key;                   /* hgw_feed_session.key */
 };
 _Static_assert(sizeof(struct hgw_handoff) == 32, "handoff element size");
 
@@ -222,7 +226,8 @@ struct hgw_worker {
 	struct hgw_inject inject;
 
 	/* Messages of the current burst, pointing into its mbufs, with
-	 * their sequence number and session (the trigger's identity). */
+	 * their sequence number and session index into feed.sessions (the
+	 * trigger is that session's key and the sequence number). */
 	uint32_t nbatch;
 	const uint8_t *batch[HGW_WORKER_BATCH];
 	uint64_t batch_seq[HGW_WORKER_BATCH];

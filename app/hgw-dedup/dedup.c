@@ -141,38 +141,27 @@ parse(int argc, char **argv, struct opts *o)
 		die("--in and --out are both port %u", o->in);
 }
 
-/* Sessions seen so far, by the 4 characters ClOrdID carries. */
-struct sessions {
-	uint32_t n;
-	char key[HGW_DEDUP_MAX_SESSIONS][4];
-};
-
-/* The trigger of an order: session index and sequence number; -1 if the
- * ClOrdID is not ours (not 10 digits, or a fifth session). */
+/* The trigger of an order: session key and sequence number; -1 if the
+ * ClOrdID is not ours (not 10 digits). The key packs the 4 session
+ * characters ClOrdID carries under a tag bit: injective, never 0. It is
+ * not hgw_feed_session_key() (the order does not carry the whole name);
+ * every copy of a trigger carries the same 4 characters, which is all the
+ * filter needs. */
 static int
-trigger_of(struct sessions *s, const struct hgw_ouch_order *o,
-	   uint16_t *session, uint64_t *seq)
+trigger_of(const struct hgw_ouch_order *o, uint64_t *key, uint64_t *seq)
 {
-	uint32_t i;
+	const uint8_t *c = (const uint8_t *)o->clordid;
 
 	if (hgw_order_clordid_seq(o->clordid, seq) < 0)
 		return -1;
-	for (i = 0; i < s->n; i++)
-		if (memcmp(s->key[i], o->clordid, 4) == 0)
-			break;
-	if (i == s->n) {
-		if (s->n == HGW_DEDUP_MAX_SESSIONS)
-			return -1;
-		memcpy(s->key[s->n++], o->clordid, 4);
-	}
-	*session = (uint16_t)i;
+	*key = UINT64_C(1) << 32 | (uint64_t)c[0] << 24 |
+	       (uint64_t)c[1] << 16 | (uint64_t)c[2] << 8 | c[3];
 	return 0;
 }
 
 struct stage {
 	uint16_t in, out, nq, burst;
 	struct hgw_dedup_filter filter;
-	struct sessions sessions;
 	uint64_t frames, passthrough, tx_full;
 	struct hgw_hist rx_to_tx;       /* TSC cycles, per forwarded frame */
 };
@@ -196,8 +185,7 @@ stage_once(struct stage *st)
 		for (uint16_t i = 0; i < n; i++) {
 			struct hgw_ouch_order o;
 			const char *why;
-			uint16_t session;
-			uint64_t seq;
+			uint64_t key, seq;
 
 			if (hgw_order_decode(rte_pktmbuf_mtod(pkts[i],
 							      const uint8_t *),
@@ -207,9 +195,9 @@ stage_once(struct stage *st)
 				fwd[nf++] = pkts[i];
 				continue;
 			}
-			if (trigger_of(&st->sessions, &o, &session, &seq) < 0)
-				session = HGW_DEDUP_MAX_SESSIONS; /* invalid */
-			if (hgw_dedup_filter_first(&st->filter, session, seq, q))
+			if (trigger_of(&o, &key, &seq) < 0)
+				key = 0;	/* invalid: never forwarded */
+			if (hgw_dedup_filter_first(&st->filter, key, seq, q))
 				fwd[nf++] = pkts[i];
 			else
 				rte_pktmbuf_free(pkts[i]);
@@ -271,7 +259,8 @@ report(const struct stage *st)
 	       "dropped %" PRIu64 ", invalid dropped %" PRIu64 ", other frames "
 	       "forwarded %" PRIu64 ", tx_full %" PRIu64 ", sessions %u\n",
 	       st->frames, passed, dropped, st->filter.invalid,
-	       st->passthrough, st->tx_full, st->sessions.n);
+	       st->passthrough, st->tx_full,
+	       hgw_dedup_filter_sessions(&st->filter));
 	hgw_hist_print(&st->rx_to_tx, stdout, "rx_to_tx",
 		       1e9 / (double)rte_get_tsc_hz(),
 		       "ns, rx_burst return to tx_burst, per forwarded frame");

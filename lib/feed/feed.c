@@ -63,6 +63,54 @@ drop(struct hgw_feed *f, enum hgw_feed_drop reason)
 	return -(int)reason - 1;
 }
 
+/* 6-bit code of a session name byte, or -1 outside the 64 symbols. */
+static inline int
+session_sym(uint8_t c)
+{
+	if (c >= '0' && c <= '9')
+		return 2 + (c - '0');
+	if (c >= 'A' && c <= 'Z')
+		return 12 + (c - 'A');
+	if (c >= 'a' && c <= 'z')
+		return 38 + (c - 'a');
+	if (c == ' ')
+		return 1;
+	if (c == '\0')
+		return 0;
+	return -1;
+}
+
+#define SESSION_KEY_PACKED (UINT64_C(1) << 63)
+#define SESSION_KEY_HASHED (UINT64_C(1) << 62)
+
+uint64_t
+hgw_feed_session_key(const char name[HGW_MOLD_SESSION_LEN])
+{
+	const uint8_t *b = (const uint8_t *)name;
+	uint64_t packed = 0;
+	int i;
+
+	/* 10 symbols of 6 bits, first byte highest: bits 0..59 */
+	for (i = 0; i < HGW_MOLD_SESSION_LEN; i++) {
+		int v = session_sym(b[i]);
+
+		if (v < 0)
+			break;
+		packed = packed << 6 | (uint64_t)v;
+	}
+	if (i == HGW_MOLD_SESSION_LEN)
+		return SESSION_KEY_PACKED | packed;
+
+	/* FNV-1a, 64 bits, then moved into its own tagged space */
+	uint64_t h = UINT64_C(0xcbf29ce484222325);
+
+	for (i = 0; i < HGW_MOLD_SESSION_LEN; i++) {
+		h ^= b[i];
+		h *= UINT64_C(0x100000001b3);
+	}
+	return (h & ~SESSION_KEY_PACKED) | SESSION_KEY_HASHED;
+}
+
 /* Session slot for a 10-byte name, adding it on first sight. A feed has
  * one session a day (two around midnight), so a short linear scan. */
 static inline struct hgw_feed_session *
@@ -75,6 +123,7 @@ session_find(struct hgw_feed *f, const uint8_t *name)
 		return NULL;
 	struct hgw_feed_session *s = &f->sessions[f->nsessions++];
 	memcpy(s->name, name, HGW_MOLD_SESSION_LEN);
+	s->key = hgw_feed_session_key(s->name);
 	s->next_seq = 1;	/* MoldUDP64 numbers a session's messages from 1 */
 	return s;
 }

@@ -74,6 +74,10 @@ struct hgw_feed_conf {
 
 /* Sequence state of one MoldUDP64 session. */
 struct hgw_feed_session {
+	/* hgw_feed_session_key(name): what identifies the session outside
+	 * this decoder (the dedup trigger), since the index of a session
+	 * depends on the order this decoder happened to meet them in */
+	uint64_t key;
 	char name[HGW_MOLD_SESSION_LEN];
 	uint8_t ended;          /* end-of-session seen */
 	uint64_t next_seq;      /* next expected sequence number (starts at 1) */
@@ -115,6 +119,19 @@ struct hgw_feed_pkt {
 	uint8_t gap;            /* 1 when a gap was detected on this packet */
 	uint8_t end;            /* 1 for end-of-session */
 };
+
+/* A non-zero 64-bit key for a raw 10-byte MoldUDP64 session field, the
+ * same in every process that meets the session, whatever else it met
+ * first.
+ *
+ * Names whose bytes are all in {'0'-'9', 'A'-'Z', 'a'-'z', ' ', '\0'}
+ * (64 symbols, 6 bits each: 60 bits) are packed, with bit 63 set: the key
+ * is injective on them. Real MoldUDP64 session names are alphanumeric,
+ * space padded, so they all take this path. Any other name (a corrupted
+ * copy, say) gets a 64-bit FNV-1a hash with bit 63 clear and bit 62 set,
+ * so it never equals a packed key and is never 0; two such hashed keys
+ * can collide, with probability about 2^-62 per pair. */
+uint64_t hgw_feed_session_key(const char name[HGW_MOLD_SESSION_LEN]);
 
 /* Initialise a feed decoder; returns 0 or -EINVAL (NULL argument). */
 int hgw_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf);

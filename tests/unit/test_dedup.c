@@ -8,7 +8,10 @@
  * left exactly once, in each mode (claim, tx-lcore, downstream), with 2, 3
  * and 4 workers, with a worker frozen for 1 ms or 10 ms at random points
  * (the test-only stall hook lives here, in the worker loop), and with a
- * worker that stops for good.
+ * worker that stops for good. Triggers are keyed by session key: replicas
+ * that meet sessions in different orders (or one that met a phantom
+ * session first) still dedup exactly once, a key beyond the slot table is
+ * never sent, and claimers racing to create a key's slot never make two.
  *
  * HGW_TEST_SEED=<n> replays a run; the seed is printed.
  */
@@ -23,6 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+/* Widen the window between a claimer reading a free slot and its CAS, in
+ * the slot race test only (see test_claim_slot_race). */
+static _Atomic int race_widen;
+static void race_hook(void);
+#define HGW_DEDUP_SLOT_HOOK(slot) do {					\
+	if (atomic_load_explicit(&race_widen, memory_order_relaxed))	\
+		race_hook();						\
+} while (0)
 
 #include "hgw_dedup.h"
 #include "hgw_test.h"
@@ -69,10 +81,20 @@ sleep_ns(long ns)
 		;
 }
 
-/* The trigger stream every replica sees, read-only while workers run. */
+/* The trigger stream every replica sees, read-only while workers run.
+ * session is an index into skey[], the keys of the stream's sessions. */
 struct trig {
 	uint64_t seq;
 	uint16_t session;
+};
+
+/* Session keys as hgw_feed_session_key() makes them: packed names (bit 63)
+ * and a hashed one (bit 62), none in the order of their index. */
+static const uint64_t skey[HGW_DEDUP_MAX_SESSIONS] = {
+	0x8000000000000000ULL | 0x0123456789ABCDEULL,
+	0x4000000000000000ULL | 0x3000000000000007ULL,
+	0x8000000000000000ULL | 0x0000000000000001ULL,
+	0x8000000000000000ULL | 0x0FFFFFFFFFFFFFFFULL,
 };
 
 static struct trig *trigs;
@@ -286,81 +308,112 @@ static void
 test_layout(void)
 {
 	HGW_CHECK_EQ(sizeof(struct hgw_dedup), HGW_DEDUP_MAX_SESSIONS * 64);
-	HGW_CHECK_EQ(offsetof(struct hgw_dedup, mark[1]), 64);
+	HGW_CHECK_EQ(offsetof(struct hgw_dedup, slot[1]), 64);
+	HGW_CHECK_EQ(offsetof(struct hgw_dedup_entry, seq), 8);
 	HGW_CHECK_EQ(alignof(struct hgw_dedup), 64);
 	HGW_CHECK_EQ(sizeof(struct hgw_dedup_stats), 64);
 	HGW_CHECK_EQ(alignof(struct hgw_dedup_stats), 64);
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
 	HGW_CHECK_EQ(hgw_dedup_init(NULL), (uint64_t)-EINVAL);
-	for (unsigned int s = 0; s < HGW_DEDUP_MAX_SESSIONS; s++)
-		HGW_CHECK_EQ((uintptr_t)&dd.mark[s].seq % 64, 0);
+	for (unsigned int s = 0; s < HGW_DEDUP_MAX_SESSIONS; s++) {
+		HGW_CHECK_EQ((uintptr_t)&dd.slot[s].key % 64, 0);
+		HGW_CHECK_EQ(atomic_load(&dd.slot[s].key), 0);
+		HGW_CHECK_EQ(atomic_load(&dd.slot[s].seq), 0);
+	}
 }
 
 static void
 test_claim_semantics(void)
 {
 	struct hgw_dedup_stats st = { 0 };
+	const uint64_t A = skey[0], B = skey[1], C = skey[2], D = skey[3];
 
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 0);	/* duplicate */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 5), 1);	/* gaps are fine */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 3), 0);	/* behind the mark */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 5), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 6), 1);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 6);
-	/* sessions are independent */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 1, 2), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 1, 1), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 3, 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, 6), 1);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 6);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 1), 2);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 2), 6);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 3), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 1), 0);	/* duplicate */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 5), 1);	/* gaps are fine */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 3), 0);	/* behind the mark */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 5), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 6), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 6);
+	/* sessions are independent, whatever slot they got */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, B, 2), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, B, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, D, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, 6), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 6);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, B), 2);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, C), 6);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, D), 1);
+	/* slots were taken in order of first use, and keep their key */
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, A), 0);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, B), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, D), 2);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, C), 3);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, 3, 7), 1);	/* C */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, 7), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, 3, 7), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, C), 7);
 	/* outside the contract: never sent */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, 0), 0);	/* seq 0 is no message */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, HGW_DEDUP_MAX_SESSIONS, 9), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, UINT16_MAX, 9), 0);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, HGW_DEDUP_MAX_SESSIONS), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, 0), 0);	/* seq 0 is no message */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 9), 0);	/* key 0 is no session */
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, 0), -1);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, -1, 9), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, HGW_DEDUP_MAX_SESSIONS, 9), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_slot(&dd, 0, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 12345), 0);	/* no such session */
 	/* top edge: UINT64_MAX passes once, then the session is closed */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX - 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 2, UINT64_MAX - 1), 0);
-	HGW_CHECK_EQ(hgw_dedup_mark(&dd, 2), UINT64_MAX);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX - 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, C, UINT64_MAX - 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, C), UINT64_MAX);
 	/* counting wrapper */
-	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 3, 2), 1);
-	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 3, 2), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 3, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 2), 1);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 2), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, D, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, 0, 3), 0);
 	HGW_CHECK_EQ(st.won, 1);
-	HGW_CHECK_EQ(st.lost, 2);
-	/* init resets */
+	HGW_CHECK_EQ(st.lost, 3);
+	HGW_CHECK_EQ(st.full, 1);
+	/* init resets: every slot free again */
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, A), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, D, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, D), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, A, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, A), 1);
 }
 
 static void
 test_filter_semantics(void)
 {
 	struct hgw_dedup_filter f;
+	const uint64_t A = skey[0], B = skey[1], D = skey[3];
 
 	hgw_dedup_filter_init(&f);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 1, 0), 1);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 1, 1), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 1, 2), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 4, 1), 1);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 2, 0), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 1, 2, 0), 1);	/* independent */
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 3, UINT64_MAX, 15), 1);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 3, UINT64_MAX, 14), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 0, 0), 0);	/* invalid */
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 4, 9, 0), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 9, 16), 0);
-	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 9, 3), 1);	/* not burnt */
+	HGW_CHECK_EQ(hgw_dedup_filter_sessions(&f), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 1, 0), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 1, 1), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 1, 2), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 4, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 2, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, B, 2, 0), 1);	/* independent */
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, D, UINT64_MAX, 15), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, D, UINT64_MAX, 14), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 0, 0), 0);	/* invalid */
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 0, 9, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 9, 16), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 9, 3), 1);	/* not burnt */
+	HGW_CHECK_EQ(hgw_dedup_filter_sessions(&f), 3);
+	HGW_CHECK_EQ(f.key[0], A);
+	HGW_CHECK_EQ(f.key[1], B);
+	HGW_CHECK_EQ(f.key[2], D);
 	HGW_CHECK_EQ(f.mark[0], 9);
-	HGW_CHECK_EQ(f.mark[3], UINT64_MAX);
+	HGW_CHECK_EQ(f.mark[2], UINT64_MAX);
 	HGW_CHECK_EQ(f.passed[0], 2);
 	HGW_CHECK_EQ(f.passed[1], 1);
 	HGW_CHECK_EQ(f.passed[3], 1);
@@ -370,6 +423,16 @@ test_filter_semantics(void)
 	HGW_CHECK_EQ(f.dropped[2], 1);
 	HGW_CHECK_EQ(f.dropped[14], 1);
 	HGW_CHECK_EQ(f.invalid, 3);
+	/* a fourth key takes the last slot; a fifth is invalid, every time,
+	 * and takes nothing from the four */
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 77, 1, 0), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 78, 1, 0), 0);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 78, 2, 1), 0);
+	HGW_CHECK_EQ(f.invalid, 5);
+	HGW_CHECK_EQ(hgw_dedup_filter_sessions(&f), 4);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, 77, 2, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 10, 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_filter_first(&f, A, 10, 0), 0);
 }
 
 /* Two workers interleaved by hand: every faithful schedule is exactly once;
@@ -393,7 +456,8 @@ test_claim_schedules(void)
 			unsigned int w = (mask >> step) & 1;
 			unsigned int i = pos[w]++;
 
-			won[i] += (uint8_t)hgw_dedup_claim(&dd, 0, seqs[i]);
+			won[i] += (uint8_t)hgw_dedup_claim(&dd, skey[1],
+							   seqs[i]);
 		}
 		for (unsigned int i = 0; i < n; i++)
 			ok &= won[i] == 1;
@@ -404,12 +468,371 @@ test_claim_schedules(void)
 	 * 2 is lost. No duplicate either way. Principle 1 is what prevents it:
 	 * B must stop trading once it saw the gap. */
 	hgw_dedup_init(&dd);
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 1);	/* B */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 4), 1);	/* B, skipped 2 */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 1), 0);	/* A */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 2), 0);	/* A: lost order */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 4), 0);	/* A: no duplicate */
-	HGW_CHECK_EQ(hgw_dedup_claim(&dd, 0, 7), 1);	/* A: carries on */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 1), 1);	/* B */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 4), 1);	/* B, skipped 2 */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 1), 0);	/* A */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 2), 0);	/* A: lost order */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 4), 0);	/* A: no duplicate */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[1], 7), 1);	/* A: carries on */
+}
+
+/* One worker's stream of triggers, for the hand-run schedules below. */
+struct stream {
+	unsigned int n;
+	uint64_t key[8];
+	uint64_t seq[8];
+};
+
+/* Run two workers' streams in the interleaving given by mask (bit i: which
+ * worker takes step i), through the claim or the filter; count the copies
+ * of each trigger that were sent. Triggers are matched by (key, seq). */
+static void
+run_pair(const struct stream st[2], unsigned int mask, int filter,
+	 const uint64_t *tk, const uint64_t *ts, unsigned int nt,
+	 uint32_t *sent, struct hgw_dedup_stats stats[2])
+{
+	struct hgw_dedup_filter f;
+	unsigned int pos[2] = { 0, 0 };
+
+	hgw_dedup_init(&dd);
+	hgw_dedup_filter_init(&f);
+	memset(sent, 0, nt * sizeof(*sent));
+	memset(stats, 0, 2 * sizeof(*stats));
+	for (unsigned int step = 0; step < st[0].n + st[1].n; step++) {
+		unsigned int w = (mask >> step) & 1;
+		unsigned int i;
+		int won;
+
+		if (pos[w] == st[w].n)	/* that worker is done */
+			w ^= 1;
+		i = pos[w]++;
+		won = filter ? hgw_dedup_filter_first(&f, st[w].key[i],
+						      st[w].seq[i], (uint16_t)w)
+			     : hgw_dedup_claim_count(&dd, &stats[w],
+						     st[w].key[i], st[w].seq[i]);
+		for (unsigned int t = 0; won && t < nt; t++)
+			sent[t] += tk[t] == st[w].key[i] && ts[t] == st[w].seq[i];
+	}
+}
+
+/* Every interleaving of two streams sends trigger t exactly want[t]
+ * times, in claim mode and through the filter. Returns the schedules
+ * that did not. */
+static unsigned int
+all_pairs(const struct stream st[2], const uint64_t *tk, const uint64_t *ts,
+	  const uint32_t *want, unsigned int nt, const char *what)
+{
+	unsigned int steps = st[0].n + st[1].n, bad = 0;
+	uint32_t sent[16];
+	struct hgw_dedup_stats stats[2];
+
+	for (int filter = 0; filter <= 1; filter++)
+		for (unsigned int mask = 0; mask < 1u << steps; mask++) {
+			unsigned int ok = 1;
+
+			/* only masks that give each worker its own count */
+			if ((unsigned int)__builtin_popcount(mask) != st[1].n)
+				continue;
+			run_pair(st, mask, filter, tk, ts, nt, sent, stats);
+			for (unsigned int t = 0; t < nt; t++)
+				ok &= sent[t] == want[t];
+			if (!ok && bad++ == 0)
+				printf("# %s (%s): schedule 0x%x sends the "
+				       "wrong copies\n", what,
+				       filter ? "filter" : "claim", mask);
+		}
+	return bad;
+}
+
+/* Replicas that meet the same sessions in different orders still agree
+ * on every trigger: with the old session index (order of first sight),
+ * A's second session was B's first. */
+static void
+test_session_order(void)
+{
+	const uint64_t S = skey[0], T = skey[1], P = skey[2];
+	/* opposite orders of first sight, each per-session increasing */
+	const struct stream opp[2] = {
+		{ 5, { S, T, S, T, S }, { 1, 1, 2, 2, 3 } },
+		{ 5, { T, S, T, S, S }, { 1, 1, 2, 2, 3 } },
+	};
+	const uint64_t ok_k[] = { S, S, S, T, T };
+	const uint64_t ok_s[] = { 1, 2, 3, 1, 2 };
+	const uint32_t once[] = { 1, 1, 1, 1, 1 };
+
+	HGW_CHECK_EQ(all_pairs(opp, ok_k, ok_s, once, 5, "opposite orders"), 0);
+
+	/* A met a phantom session first (a corrupted copy) and even
+	 * triggered on it: its order alone is sent (documented), and every
+	 * trigger of the real sessions still leaves exactly once */
+	const struct stream ph[2] = {
+		{ 5, { P, S, T, S, T }, { 1, 1, 1, 2, 2 } },
+		{ 4, { S, T, S, T }, { 1, 1, 2, 2 } },
+	};
+	const uint64_t ph_k[] = { P, S, S, T, T };
+	const uint64_t ph_s[] = { 1, 1, 2, 1, 2 };
+
+	HGW_CHECK_EQ(all_pairs(ph, ph_k, ph_s, once, 5, "phantom first"), 0);
+
+	/* one concrete schedule, step by step: A takes slot 0 for P, B meets
+	 * S first yet finds it in slot 1, where A put it */
+	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, P, 1), 1);	/* A */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, S, 1), 1);	/* A */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, S, 1), 0);	/* B: same mark */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, T, 1), 1);	/* B */
+	HGW_CHECK_EQ(hgw_dedup_claim(&dd, T, 1), 0);	/* A */
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, P), 0);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, S), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, T), 2);
+}
+
+/* More sessions than slots (phantoms can do that): a key that finds every
+ * slot taken by others is refused to every worker, whole, for good, and
+ * counted; the sessions that have a slot are not disturbed. */
+static void
+test_claim_full(void)
+{
+	struct hgw_dedup_stats st = { 0 };
+	const uint64_t fifth = skey[0] ^ 1;
+
+	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
+	for (unsigned int k = 0; k < HGW_DEDUP_MAX_SESSIONS; k++)
+		HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, skey[k], 1), 1);
+	HGW_CHECK_EQ(hgw_dedup_slot(&dd, fifth), -1);
+	for (uint64_t seq = 1; seq <= 5; seq++)
+		HGW_CHECK_EQ(hgw_dedup_claim_count(&dd, &st, fifth, seq), 0);
+	HGW_CHECK_EQ(st.won, HGW_DEDUP_MAX_SESSIONS);
+	HGW_CHECK_EQ(st.lost, 0);
+	HGW_CHECK_EQ(st.full, 5);
+	HGW_CHECK_EQ(hgw_dedup_mark(&dd, fifth), 0);
+	/* the four keep their slots and marks */
+	for (unsigned int k = 0; k < HGW_DEDUP_MAX_SESSIONS; k++) {
+		HGW_CHECK_EQ(hgw_dedup_slot(&dd, skey[k]), k);
+		HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[k], 1), 0);
+		HGW_CHECK_EQ(hgw_dedup_claim(&dd, skey[k], 2), 1);
+		HGW_CHECK_EQ(hgw_dedup_mark(&dd, skey[k]), 2);
+	}
+	for (unsigned int i = 0; i < HGW_DEDUP_MAX_SESSIONS; i++)
+		HGW_CHECK_EQ(atomic_load(&dd.slot[i].key), skey[i]);
+
+	/* A met four phantoms before the real session S: S is refused for B
+	 * too (nobody sends any of it, rather than a part), never a
+	 * duplicate, whatever the schedule */
+	const uint64_t S = fifth;
+	const struct stream four[2] = {
+		{ 6, { skey[0], skey[1], skey[2], skey[3], S, S },
+		     { 1, 1, 1, 1, 1, 2 } },
+		{ 2, { S, S }, { 1, 2 } },
+	};
+	const uint64_t tk[] = { S, S, skey[0] };
+	const uint64_t ts[] = { 1, 2, 1 };
+	const uint32_t want_a_first[] = { 0, 0, 1 };
+	unsigned int steps = 8, seen_full = 0, seen_sent = 0;
+	uint32_t sent[3];
+	struct hgw_dedup_stats stats[2];
+
+	/* In claim mode S gets a slot iff B meets it before A's fourth
+	 * phantom; then S is sent once per trigger and that phantom is the
+	 * one refused. Either way: never twice, and whole or nothing. */
+	for (unsigned int mask = 0; mask < 1u << steps; mask++) {
+		if (__builtin_popcount(mask) != 2)
+			continue;
+		run_pair(four, mask, 0, tk, ts, 3, sent, stats);
+		HGW_CHECK(sent[0] <= 1 && sent[1] <= 1);
+		HGW_CHECK_EQ(sent[0], sent[1]);	/* whole or nothing */
+		HGW_CHECK_EQ(sent[2], 1);
+		seen_full += sent[0] == 0;
+		seen_sent += sent[0] == 1;
+		if (sent[0] == 0)	/* refused to both, and counted */
+			HGW_CHECK_EQ(stats[0].full + stats[1].full, 4);
+		else	/* the fourth phantom was refused instead */
+			HGW_CHECK_EQ(stats[0].full + stats[1].full, 1);
+	}
+	HGW_CHECK(seen_full > 0 && seen_sent > 0);
+	/* A ran first, all of it: S refused to both */
+	run_pair(four, 0xC0, 0, tk, ts, 3, sent, stats);
+	for (unsigned int t = 0; t < 3; t++)
+		HGW_CHECK_EQ(sent[t], want_a_first[t]);
+	HGW_CHECK_EQ(stats[1].full, 2);
+	HGW_CHECK_EQ(stats[1].won + stats[1].lost, 0);
+}
+
+/* Claimers racing to create slots: threads start together and meet the
+ * same keys in different orders (or the same order, so they race on one
+ * free slot with one key), some with a phantom key of their own first.
+ * After every round: no key in two slots, every key that got a slot has
+ * each of its triggers sent exactly once, and a key that got none was
+ * sent never. */
+#define RACE_ROUNDS 3000
+#define RACE_SEQS   4
+#define RACE_KEYS   (2 + MAXW)	/* 2 shared, one phantom per thread */
+
+struct racer {
+	alignas(64) unsigned int id, nth;
+	int order;			/* 0: same order, 1: rotated */
+	int phantom;			/* claim a phantom of its own first */
+	struct hgw_dedup_stats st;
+	uint32_t wins[RACE_KEYS][RACE_SEQS + 1];
+};
+
+static struct racer R[MAXW];
+static pthread_barrier_t race_start, race_end;
+static _Atomic int race_go;	/* round number, 0: not yet */
+static _Atomic int race_quit;
+
+/* A claimer that saw a free slot waits ~20 us before its CAS: long
+ * enough that a peer started by the same barrier reads the slot as free
+ * too, on 2 CPUs as well (4 threads: the yield lets a waiting one run). */
+static void
+race_hook(void)
+{
+	double t0 = now_s();
+
+	sched_yield();
+	while (now_s() - t0 < 20e-6)
+		;
+}
+
+static uint64_t
+race_key(unsigned int k)
+{
+	/* distinct, non-zero, not in slot order */
+	return 0x8000000000000000ULL | (0x9E3779B97F4A7C15ULL * (k + 1) >> 4);
+}
+
+static void *
+racer_main(void *arg)
+{
+	struct racer *r = arg;
+
+	for (int round = 1;; round++) {
+		pthread_barrier_wait(&race_start);
+		/* relaxed: the barrier orders everything; this only says
+		 * whether to run another round */
+		if (atomic_load_explicit(&race_quit, memory_order_relaxed))
+			return NULL;
+		/* spin until the main thread lets the round go, so the
+		 * running threads enter their first claim together (the
+		 * barrier alone wakes them microseconds apart); relaxed:
+		 * a start signal, the barrier already published the setup */
+		for (unsigned int spin = 0;
+		     atomic_load_explicit(&race_go, memory_order_relaxed) !=
+		     round; spin++)
+			if (spin > 1000)
+				sched_yield();
+		if (r->phantom &&
+		    hgw_dedup_claim_count(&dd, &r->st, race_key(2 + r->id), 1))
+			r->wins[2 + r->id][1]++;
+		for (uint64_t seq = 1; seq <= RACE_SEQS; seq++)
+			for (unsigned int j = 0; j < 2; j++) {
+				unsigned int k = r->order ? (j + r->id) % 2 : j;
+
+				if (hgw_dedup_claim_count(&dd, &r->st,
+							  race_key(k), seq))
+					r->wins[k][seq]++;
+			}
+		pthread_barrier_wait(&race_end);
+	}
+}
+
+static void
+test_claim_slot_race(void)
+{
+	pthread_t th[MAXW];
+	uint32_t bad_slots = 0, bad_sends = 0, dups = 0, rounds_full = 0;
+	uint32_t nth_runs = 0;
+
+	/* relaxed: set before the threads exist (pthread_create orders it) */
+	atomic_store_explicit(&race_widen, 1, memory_order_relaxed);
+	for (unsigned int nth = 2; nth <= MAXW; nth += MAXW - 2) {
+		atomic_store(&race_go, 0);
+		atomic_store(&race_quit, 0);
+		pthread_barrier_init(&race_start, NULL, nth + 1);
+		pthread_barrier_init(&race_end, NULL, nth + 1);
+		for (unsigned int t = 0; t < nth; t++) {
+			R[t].id = t;
+			R[t].nth = nth;
+			if (pthread_create(&th[t], NULL, racer_main, &R[t])) {
+				perror("pthread_create");
+				exit(2);
+			}
+		}
+		for (int round = 1; round <= RACE_ROUNDS; round++) {
+			uint32_t slots_of[RACE_KEYS] = { 0 };
+
+			hgw_dedup_init(&dd);
+			for (unsigned int t = 0; t < nth; t++) {
+				R[t].order = round % 3 == 1;
+				R[t].phantom = round % 3 == 2;
+				memset(&R[t].st, 0, sizeof(R[t].st));
+				memset(R[t].wins, 0, sizeof(R[t].wins));
+			}
+			pthread_barrier_wait(&race_start);
+			atomic_store_explicit(&race_go, round,
+					      memory_order_relaxed);
+			pthread_barrier_wait(&race_end);
+
+			/* no key in two slots; taken slots form a prefix */
+			for (unsigned int i = 0; i < HGW_DEDUP_MAX_SESSIONS;
+			     i++) {
+				uint64_t key = atomic_load(&dd.slot[i].key);
+
+				if (key == 0) {
+					for (unsigned int j = i + 1;
+					     j < HGW_DEDUP_MAX_SESSIONS; j++)
+						bad_slots += atomic_load(
+							&dd.slot[j].key) != 0;
+					break;
+				}
+				for (unsigned int k = 0; k < RACE_KEYS; k++)
+					slots_of[k] += key == race_key(k);
+			}
+			for (unsigned int k = 0; k < RACE_KEYS; k++) {
+				int phantom = k >= 2;
+				unsigned int owner = k - 2;
+
+				bad_slots += slots_of[k] > 1;
+				if (phantom && (!R[0].phantom || owner >= nth))
+					continue;	/* not offered */
+				for (uint64_t seq = 1; seq <= RACE_SEQS; seq++) {
+					uint32_t n = 0;
+
+					if (phantom && seq > 1)
+						break;
+					for (unsigned int t = 0; t < nth; t++)
+						n += R[t].wins[k][seq];
+					/* exactly once with a slot, never
+					 * without one */
+					dups += n > 1;
+					if (n != (slots_of[k] != 0) &&
+					    bad_sends++ == 0)
+						printf("# race %u threads round "
+						       "%d: key %u seq %" PRIu64
+						       " sent %u times, %u "
+						       "slots\n", nth, round,
+						       k, seq, n, slots_of[k]);
+				}
+				rounds_full += slots_of[k] == 0;
+			}
+		}
+		atomic_store(&race_quit, 1);
+		pthread_barrier_wait(&race_start);
+		for (unsigned int t = 0; t < nth; t++)
+			pthread_join(th[t], NULL);
+		pthread_barrier_destroy(&race_start);
+		pthread_barrier_destroy(&race_end);
+		nth_runs++;
+	}
+	atomic_store_explicit(&race_widen, 0, memory_order_relaxed);
+	HGW_CHECK_EQ(nth_runs, 2);
+	HGW_CHECK_EQ(bad_slots, 0);
+	HGW_CHECK_EQ(bad_sends, 0);
+	HGW_CHECK_EQ(dups, 0);
+	/* with 4 threads and phantoms, 6 keys met 4 slots */
+	HGW_CHECK(rounds_full > 0);
+	printf("# slot race: %d rounds each with 2 and %d threads, %u keys "
+	       "refused for a full table\n", RACE_ROUNDS, MAXW, rounds_full);
 }
 
 /* ---- claim mode ----------------------------------------------------------- */
@@ -426,8 +849,8 @@ claim_worker(void *arg)
 	pthread_barrier_wait(k->start);
 	for (uint32_t i = 0; i < end; i++) {
 		stall_hook(k, cur_nw, i, &next_stall);
-		if (hgw_dedup_claim_count(k->d, &k->st, trigs[i].session,
-					  trigs[i].seq))
+		if (hgw_dedup_claim_count(k->d, &k->st,
+					  skey[trigs[i].session], trigs[i].seq))
 			k->wins[k->nwins++] = i;
 		/* relaxed: a progress hint for the stall check only */
 		atomic_store_explicit(&k->progress, i + 1u,
@@ -465,6 +888,7 @@ test_claim_mode(void)
 				HGW_CHECK(k->wins[j] < produced);
 			}
 			HGW_CHECK_EQ(k->st.won, k->nwins);
+			HGW_CHECK_EQ(k->st.full, 0);
 			HGW_CHECK_EQ(k->st.won + k->st.lost, produced);
 			won += k->st.won;
 			lost += k->st.lost;
@@ -481,7 +905,7 @@ test_claim_mode(void)
 					last = trigs[i].seq;
 					break;
 				}
-			HGW_CHECK_EQ(hgw_dedup_mark(&dd, (uint16_t)sn), last);
+			HGW_CHECK_EQ(hgw_dedup_mark(&dd, skey[sn]), last);
 		}
 		printf("# claim %-18s won", r->name);
 		for (unsigned int w = 0; w < r->nw; w++)
@@ -610,7 +1034,8 @@ txl_consumer(void *arg)
 
 			while (got < 32 && spsc_pop(&rings[w], &o)) {
 				got++;
-				if (hgw_dedup_filter_first(&c->f, o.session,
+				if (hgw_dedup_filter_first(&c->f,
+							   skey[o.session],
 							   o.seq, o.worker))
 					cnt[o.idx]++;	/* "sent" */
 			}
@@ -726,7 +1151,8 @@ downstream_once(unsigned int nw, enum merge how, int stop, uint64_t *s)
 		for (uint32_t b = 0; b < burst && pos[w] < end[w]; b++) {
 			uint32_t i = pos[w]++;
 
-			if (hgw_dedup_filter_first(&f, trigs[i].session,
+			if (hgw_dedup_filter_first(&f,
+						   skey[trigs[i].session],
 						   trigs[i].seq, (uint16_t)w))
 				cnt[i]++;
 		}
@@ -788,6 +1214,9 @@ main(void)
 	HGW_TEST(test_claim_semantics);
 	HGW_TEST(test_filter_semantics);
 	HGW_TEST(test_claim_schedules);
+	HGW_TEST(test_session_order);
+	HGW_TEST(test_claim_full);
+	HGW_TEST(test_claim_slot_race);
 	HGW_TEST(test_claim_mode);
 	HGW_TEST(test_txlcore_mode);
 	HGW_TEST(test_downstream_mode);

@@ -2,6 +2,7 @@
  * hedgewire tests: Ethernet..ITCH decoding, drop reasons, sequencing.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "hgw_feed.h"
 #include "hgw_test.h"
@@ -337,6 +338,146 @@ test_sessions(void)
 	HGW_CHECK_EQ(feed.stats.gaps, 0);
 }
 
+/* The 64 symbols a session key packs injectively. */
+static const char key_syms[64] =
+	"0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz \0";
+
+static uint64_t
+key_of(const char *n)
+{
+	return hgw_feed_session_key(n);
+}
+
+static uint64_t
+xrnd(uint64_t *s)	/* xorshift64* */
+{
+	*s ^= *s >> 12;
+	*s ^= *s << 25;
+	*s ^= *s >> 27;
+	return *s * 0x2545F4914F6CDD1DULL;
+}
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void
+test_session_key(void)
+{
+	static uint64_t keys[HGW_MOLD_SESSION_LEN * 64];
+	char n[HGW_MOLD_SESSION_LEN];
+	uint32_t nk = 0, dup = 0, zero = 0;
+
+	/* every name that differs from a base in one position, each symbol */
+	memcpy(n, "NASDAQ01  ", HGW_MOLD_SESSION_LEN);
+	for (int pos = 0; pos < HGW_MOLD_SESSION_LEN; pos++)
+		for (int v = 0; v < 64; v++) {
+			char m[HGW_MOLD_SESSION_LEN];
+
+			memcpy(m, n, sizeof(m));
+			m[pos] = key_syms[v];
+			if (pos != 0 && m[pos] == n[pos])
+				continue;	/* the base itself, once */
+			keys[nk++] = key_of(m);
+		}
+	HGW_CHECK_EQ(nk, 1 + HGW_MOLD_SESSION_LEN * 63);
+	qsort(keys, nk, sizeof(keys[0]), cmp_u64);
+	for (uint32_t i = 0; i < nk; i++) {
+		zero += keys[i] == 0;
+		dup += i > 0 && keys[i] == keys[i - 1];
+		HGW_CHECK(keys[i] >> 63 == 1);	/* the packed space */
+	}
+	HGW_CHECK_EQ(dup, 0);
+	HGW_CHECK_EQ(zero, 0);
+
+	/* random pairs of alphabet names: equal keys iff equal names */
+	uint64_t s = 0x5E55C0DEULL;
+	uint32_t bad = 0;
+
+	for (int i = 0; i < 200000; i++) {
+		char a[HGW_MOLD_SESSION_LEN], b[HGW_MOLD_SESSION_LEN];
+
+		for (int j = 0; j < HGW_MOLD_SESSION_LEN; j++)
+			a[j] = key_syms[xrnd(&s) % 64];
+		memcpy(b, a, sizeof(b));
+		/* change 1..3 positions, sometimes to the same symbol */
+		for (int c = 1 + (int)(xrnd(&s) % 3); c > 0; c--) {
+			int pos = (int)(xrnd(&s) % HGW_MOLD_SESSION_LEN);
+
+			b[pos] = key_syms[xrnd(&s) % 64];
+		}
+		int same = memcmp(a, b, sizeof(a)) == 0;
+
+		bad += (key_of(a) == key_of(b)) != same;
+		bad += key_of(a) == 0 || key_of(b) == 0;
+	}
+	HGW_CHECK_EQ(bad, 0);
+
+	/* blank names: all spaces, all NULs, and mixes, are distinct */
+	uint64_t spaces = key_of("          "), nuls = key_of("\0\0\0\0\0"
+							 "\0\0\0\0\0");
+
+	HGW_CHECK(spaces != nuls);
+	HGW_CHECK(spaces != 0 && nuls != 0);
+	HGW_CHECK(key_of("         \0") != spaces);
+	HGW_CHECK(key_of("\0         ") != spaces);
+
+	/* other bytes: a hashed key, never 0, never in the packed space, so
+	 * different from every alphabet key, and still a function of all
+	 * ten bytes */
+	static const char *const odd[] = {
+		"NASDAQ01 \x01", "NASDAQ01\xff ", "-ASDAQ01  ", "NASDAQ.1  ",
+		"\xff\xff\xff\xff\xff\xff\xff\xff\xff\xff", "nasdaq_01 ",
+	};
+	uint64_t ok[sizeof(odd) / sizeof(odd[0])];
+
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		ok[i] = key_of(odd[i]);
+		HGW_CHECK(ok[i] != 0);
+		HGW_CHECK_EQ(ok[i] >> 62, 1);	/* bit 62 set, bit 63 clear */
+		HGW_CHECK(bsearch(&ok[i], keys, nk, sizeof(keys[0]),
+				  cmp_u64) == NULL);
+		HGW_CHECK_EQ(key_of(odd[i]), ok[i]);	/* deterministic */
+		for (size_t j = 0; j < i; j++)
+			HGW_CHECK(ok[i] != ok[j]);
+	}
+	/* a random sample of non-alphabet names: none lands on 0 or in
+	 * the packed space */
+	for (int i = 0; i < 100000; i++) {
+		char a[HGW_MOLD_SESSION_LEN];
+
+		for (int j = 0; j < HGW_MOLD_SESSION_LEN; j++)
+			a[j] = (char)(xrnd(&s) & 0xFF);
+		a[xrnd(&s) % HGW_MOLD_SESSION_LEN] = '\x7f';
+		bad += key_of(a) == 0 || key_of(a) >> 63 != 0;
+	}
+	HGW_CHECK_EQ(bad, 0);
+
+	/* the decoder keys every session it creates */
+	uint8_t m[64];
+	struct fb f;
+	int got;
+
+	feed_reset(0);
+	fb_itch(m, 'S', 0, 12);
+	fb_start(&f, 0, "PHANTOM\x01  ", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	fb_start(&f, 0, "NASDAQ01  ", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	HGW_CHECK_EQ(feed.nsessions, 2);
+	for (uint32_t i = 0; i < feed.nsessions; i++)
+		HGW_CHECK_EQ(feed.sessions[i].key,
+			     key_of(feed.sessions[i].name));
+	HGW_CHECK_EQ(feed.sessions[1].key, key_of("NASDAQ01  "));
+	HGW_CHECK_EQ(feed.sessions[0].key >> 62, 1);
+}
+
 static void
 test_reason_names(void)
 {
@@ -377,6 +518,7 @@ main(void)
 	HGW_TEST(test_frame_drops);
 	HGW_TEST(test_sequencing);
 	HGW_TEST(test_sessions);
+	HGW_TEST(test_session_key);
 	HGW_TEST(test_reason_names);
 	HGW_TEST(test_stats_add);
 	return hgw_test_done();
