@@ -426,7 +426,7 @@ def tests(d):
     ok_l = '1 - 0 kill 0\n'
     bad = [
         ('unknown type', ok_l + '2 - 0 reboot 1\n', 2),
-        ('id out of order', ok_l + '3 - 0 kill 1\n', 2),
+        ('id out of order', ok_l + '1 - 0 kill 1\n', 2),
         ('uppercase session', '1 %s 5 kill 1\n' % ('AB' * 10), 1),
         ('short session', '1 %s 5 kill 1\n' % S[:18], 1),
         ("'-' with a sequence", '1 - 5 kill 1\n', 1),
