@@ -389,8 +389,9 @@ static int
 tel_table_patch(const char *cmd __rte_unused, const char *params,
 		struct rte_tel_data *d)
 {
+	struct hgw_table_patch *p;
 	char err[256];
-	long n;
+	long n = 0;
 
 	if (live_table == NULL || params == NULL || *params == '\0') {
 		rte_tel_data_string(d, live_table == NULL ?
@@ -398,13 +399,22 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 				    "usage: /hgw/table/patch,FILE");
 		return 0;
 	}
-	/* every replica gets the patch: the workers stay identical */
-	pthread_mutex_lock(&table_writer);
-	n = 0;
-	for (uint32_t r = 0; r < live_nreplicas && n >= 0; r++)
-		n = hgw_table_patch_file(&live_table[r], params, err,
-					 sizeof(err));
-	pthread_mutex_unlock(&table_writer);
+	/* read once, so every replica gets the same entries: the workers
+	 * stay identical */
+	p = hgw_table_patch_load(params, &live_table->dims,
+				 HGW_TABLE_PATCH_MAX_BYTES, err, sizeof(err));
+	if (p == NULL) {
+		n = -1;
+	} else {
+		pthread_mutex_lock(&table_writer);
+		for (uint32_t r = 0; r < live_nreplicas && n >= 0; r++)
+			n = hgw_table_patch_apply(&live_table[r], p);
+		pthread_mutex_unlock(&table_writer);
+		if (n < 0)
+			snprintf(err, sizeof(err), "patch %s: %s", params,
+				 strerror((int)-n));
+		hgw_table_patch_free(p);
+	}
 	rte_tel_data_start_dict(d);
 	if (n < 0) {
 		rte_tel_data_add_dict_string(d, "error", err);
