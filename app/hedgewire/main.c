@@ -513,6 +513,7 @@ risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
 	r->window_ns = (uint64_t)c->window_ms * 1000000u;
 	r->max_orders_instrument = c->max_orders_instrument;
 	r->max_orders_total = c->max_orders_total;
+	r->kill = c->kill != 0;
 	if (hgw_risk_parse_disable(r, c->risk_disable) < 0)
 		die("[risk] disable: bad list '%s'", c->risk_disable);
 }
@@ -887,7 +888,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			if (mem == NULL)
 				die("cannot allocate %zu KB of risk state for "
 				    "worker %u", risksz >> 10, i);
-			w[i].risk = hgw_risk_init(mem, &rc, &kill_switch);
+			w[i].risk = hgw_risk_init(mem, &rc);
 			/* each worker reads its own replica */
 			w[i].table = &t->tables.t[i % t->tables.n];
 			w[i].tx_pool = t->tx_pool;

@@ -7,13 +7,14 @@
  * per-instrument throttle, total throttle. Windows use feed time (the
  * trigger's ITCH timestamp), not the local clock, so every replica takes
  * the same decisions. State is preallocated (hgw_risk_memsize +
- * hgw_risk_init) and owned by one lcore; only the kill switch word is
- * written by another (the control plane).
+ * hgw_risk_init) and owned by one lcore, which alone reads and writes it,
+ * kill switch included (hgw_risk_set_kill, applied by that lcore as a
+ * control-plane event at the same feed position on every replica).
+ * Nothing here uses atomics, allocates or makes a system call.
  */
 #ifndef HGW_RISK_H
 #define HGW_RISK_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,7 @@ struct hgw_risk_conf {
 	uint32_t max_orders_total;       /* per window; 1..HGW_RISK_MAX_WINDOW_ORDERS */
 	uint32_t ndisabled;
 	char disabled[HGW_RISK_MAX_DISABLED][9];  /* names, space-trimmed */
+	uint8_t kill;                    /* the kill switch's initial value */
 };
 
 struct hgw_risk_stats {
@@ -72,11 +74,10 @@ struct hgw_risk;
 /* Bytes for the state of this configuration, or 0 if it is invalid. */
 size_t hgw_risk_memsize(const struct hgw_risk_conf *c);
 
-/* Lay out the state in mem (64-byte aligned, hgw_risk_memsize bytes).
- * kill points at the kill-switch word (read relaxed on every check; the
- * control plane sets it). NULL on an invalid configuration. */
-struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c,
-			       const _Atomic uint32_t *kill);
+/* Lay out the state in mem (64-byte aligned, hgw_risk_memsize bytes),
+ * with c's limits, disabled list and kill switch. NULL (errno EINVAL) on
+ * an invalid configuration. */
+struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c);
 
 /* Check a decision taken at feed time ts_ns on book b. Returns
  * HGW_RISK_PASS (and records the order in the position and the windows)
@@ -90,6 +91,10 @@ enum hgw_risk_reject hgw_risk_check(struct hgw_risk *r,
 int64_t hgw_risk_position(const struct hgw_risk *r, uint16_t locate);
 
 const struct hgw_risk_stats *hgw_risk_stats(const struct hgw_risk *r);
+
+/* Set the kill switch (on: nonzero) or clear it, from the next check. By
+ * the lcore that owns r, between two checks; a plain store. */
+void hgw_risk_set_kill(struct hgw_risk *r, int on);
 
 /* Parse a "[risk] disable" value (symbols separated by spaces or commas)
  * into c. 0, or -1 when a symbol is longer than 8 characters or there are

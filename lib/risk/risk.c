@@ -27,8 +27,7 @@ struct inst_state {
 };
 
 struct hgw_risk {
-	struct hgw_risk_conf conf;
-	const _Atomic uint32_t *kill;
+	struct hgw_risk_conf conf;       /* conf.kill: the kill switch */
 	struct inst_state *inst;
 	uint64_t *inst_times;      /* instruments x max_orders_instrument */
 	uint64_t *total_times;     /* max_orders_total */
@@ -87,21 +86,20 @@ hgw_risk_memsize(const struct hgw_risk_conf *c)
 }
 
 struct hgw_risk *
-hgw_risk_init(void *mem, const struct hgw_risk_conf *c,
-	      const _Atomic uint32_t *kill)
+hgw_risk_init(void *mem, const struct hgw_risk_conf *c)
 {
 	size_t sz = hgw_risk_memsize(c);
 	uint8_t *p = mem;
 	struct hgw_risk *r = mem;
 
-	if (sz == 0 || mem == NULL || kill == NULL ||
+	if (sz == 0 || mem == NULL ||
 	    ((uintptr_t)mem & (RISK_ALIGN - 1)) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
 	memset(mem, 0, sz);
 	r->conf = *c;
-	r->kill = kill;
+	r->conf.kill = c->kill != 0;
 	p += align_up(sizeof(*r));
 	r->inst = (struct inst_state *)(void *)p;
 	p += align_up((size_t)c->instruments * sizeof(struct inst_state));
@@ -169,8 +167,7 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	uint64_t price = d->price, qty = d->quantity;
 
 	r->stats.checked++;
-	/* relaxed: a flag, ordering nothing else; the next check sees it */
-	if (atomic_load_explicit(r->kill, memory_order_relaxed))
+	if (c->kill)
 		return reject(r, HGW_RISK_KILL_SWITCH);
 	if (l >= c->instruments || disabled(r, b, l))
 		return reject(r, HGW_RISK_DISABLED);
@@ -209,6 +206,12 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	window_push(&r->total, r->total_times, c->max_orders_total, ts_ns);
 	r->stats.passed++;
 	return HGW_RISK_PASS;
+}
+
+void
+hgw_risk_set_kill(struct hgw_risk *r, int on)
+{
+	r->conf.kill = on != 0;
 }
 
 int64_t

@@ -2,7 +2,6 @@
  * hedgewire tests: strategy (key -> entry -> decision) and pre-trade risk,
  * every outcome and every rule made to fire.
  */
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,14 +191,12 @@ test_key_buckets(void)
 		     HGW_TABLE_KEY_OUT_OF_TABLE);
 }
 
-static _Atomic uint32_t kill_word;
-
 static struct hgw_risk *
 risk_new(struct hgw_risk_conf *c)
 {
 	void *mem = aligned_alloc(64, hgw_risk_memsize(c));
 
-	return hgw_risk_init(mem, c, &kill_word);
+	return hgw_risk_init(mem, c);
 }
 
 static struct hgw_risk_conf
@@ -260,9 +257,9 @@ test_risk_rules(void)
 	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_PASS);
 	HGW_CHECK_EQ(hgw_risk_position(r, 1), 100);
 
-	atomic_store(&kill_word, 1);
+	hgw_risk_set_kill(r, 1);
 	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_KILL_SWITCH);
-	atomic_store(&kill_word, 0);
+	hgw_risk_set_kill(r, 0);
 
 	d = decision(2, 'B', 500100, 100);
 	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_DISABLED);
@@ -395,6 +392,33 @@ test_risk_conf(void)
 		HGW_CHECK(hgw_risk_reject_name((enum hgw_risk_reject)i) != NULL);
 }
 
+/* Kill switch: from the configuration, then set and cleared at run time. */
+static void
+test_risk_kill(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d;
+
+	book_new();
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	c.kill = 1;
+	r = risk_new(&c);
+	d = decision(1, 'B', 500100, 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1), HGW_RISK_KILL_SWITCH);
+	hgw_risk_set_kill(r, 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 2), HGW_RISK_PASS);
+	hgw_risk_set_kill(r, 7);                 /* any nonzero is on */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 3), HGW_RISK_KILL_SWITCH);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_KILL_SWITCH);
+	hgw_risk_set_kill(r, 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 5), HGW_RISK_PASS);
+	HGW_CHECK_EQ(REJ(r, KILL_SWITCH), 3);
+	HGW_CHECK_EQ(hgw_risk_stats(r)->passed, 2);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -404,6 +428,7 @@ main(void)
 	HGW_TEST(test_risk_position);
 	HGW_TEST(test_risk_throttle);
 	HGW_TEST(test_risk_conf);
+	HGW_TEST(test_risk_kill);
 	free(book);
 	free(table.entries);
 	return hgw_test_done();
