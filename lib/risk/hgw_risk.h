@@ -8,8 +8,9 @@
  * trigger's ITCH timestamp), not the local clock, so every replica takes
  * the same decisions. State is preallocated (hgw_risk_memsize +
  * hgw_risk_init) and owned by one lcore, which alone reads and writes it,
- * kill switch included (hgw_risk_set_kill, applied by that lcore as a
- * control-plane event at the same feed position on every replica).
+ * kill switch and disabled list included (hgw_risk_set_*, applied by that
+ * lcore as control-plane events at the same feed position on every
+ * replica).
  * Nothing here uses atomics, allocates or makes a system call.
  */
 #ifndef HGW_RISK_H
@@ -95,6 +96,16 @@ const struct hgw_risk_stats *hgw_risk_stats(const struct hgw_risk *r);
 /* Set the kill switch (on: nonzero) or clear it, from the next check. By
  * the lcore that owns r, between two checks; a plain store. */
 void hgw_risk_set_kill(struct hgw_risk *r, int on);
+
+/* Add symbol to the disabled list (disabled nonzero) or remove it, from
+ * the next check, by the lcore that owns r. symbol is 1..8 printable
+ * characters, no spaces, matched as "[risk] disable" is: against the
+ * book's name with its padding spaces trimmed. Every instrument's cached
+ * decision is dropped, so the change holds for instruments already seen
+ * too. 0 (also when there was nothing to change), -EINVAL for a bad
+ * symbol, -ENOSPC when the list (HGW_RISK_MAX_DISABLED) is full. */
+int hgw_risk_set_disabled(struct hgw_risk *r, const char *symbol,
+			  int disabled);
 
 /* Parse a "[risk] disable" value (symbols separated by spaces or commas)
  * into c. 0, or -1 when a symbol is longer than 8 characters or there are

@@ -214,6 +214,57 @@ hgw_risk_set_kill(struct hgw_risk *r, int on)
 	r->conf.kill = on != 0;
 }
 
+/* Index of name in the disabled list, or -1. */
+static int
+disabled_find(const struct hgw_risk_conf *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->ndisabled; i++)
+		if (strcmp(c->disabled[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+hgw_risk_set_disabled(struct hgw_risk *r, const char *symbol, int disabled)
+{
+	struct hgw_risk_conf *c = &r->conf;
+	size_t n = 0;
+	int i;
+
+	if (symbol == NULL)
+		return -EINVAL;
+	/* A space could never match (names are compared trimmed), and the
+	 * list is printed back in logs and telemetry. */
+	for (n = 0; symbol[n] != '\0'; n++)
+		if (n == 8 || symbol[n] <= ' ' || symbol[n] > '~')
+			return -EINVAL;
+	if (n == 0)
+		return -EINVAL;
+	i = disabled_find(c, symbol);
+	if (disabled) {
+		if (i >= 0)
+			return 0;
+		if (c->ndisabled == HGW_RISK_MAX_DISABLED)
+			return -ENOSPC;
+		memcpy(c->disabled[c->ndisabled], symbol, n + 1);
+		c->ndisabled++;
+	} else {
+		if (i < 0)
+			return 0;
+		/* Order kept: the list reads as it was configured. */
+		memmove(c->disabled[i], c->disabled[i + 1],
+			(c->ndisabled - (uint32_t)i - 1) *
+			sizeof(c->disabled[0]));
+		c->ndisabled--;
+		memset(c->disabled[c->ndisabled], 0, sizeof(c->disabled[0]));
+	}
+	/* Each instrument decides again when next checked. A rare event:
+	 * a pass over at most 65536 bytes. */
+	for (uint32_t l = 0; l < c->instruments; l++)
+		r->inst[l].name_state = NAME_UNKNOWN;
+	return 0;
+}
+
 int64_t
 hgw_risk_position(const struct hgw_risk *r, uint16_t locate)
 {

@@ -2,6 +2,8 @@
  * hedgewire tests: strategy (key -> entry -> decision) and pre-trade risk,
  * every outcome and every rule made to fire.
  */
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -419,6 +421,85 @@ test_risk_kill(void)
 	free(r);
 }
 
+/* Disabled list changed at run time, for instruments whose decision is
+ * already cached. */
+static void
+test_risk_disabled(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d1, d2;
+	char sym[16];
+
+	c.max_orders_instrument = 100;
+	c.max_orders_total = 100;
+	book_new();
+	name(1, "ALPHA");
+	name(2, "BETA");
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	add(2, 'B', 100, 500000);
+	add(2, 'S', 100, 500200);
+	HGW_CHECK(hgw_risk_parse_disable(&c, "BETA") == 0);
+	r = risk_new(&c);
+	d1 = decision(1, 'B', 500100, 1);
+	d2 = decision(2, 'B', 500100, 1);
+	/* both names now cached: ALPHA enabled, BETA disabled */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 1), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 1), HGW_RISK_DISABLED);
+
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ALPHA", 1), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 2), HGW_RISK_DISABLED);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "BETA", 0), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 2), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 2), HGW_RISK_DISABLED);
+	/* nothing to change: 0, and no effect */
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ALPHA", 1), 0);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "BETA", 0), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 3), HGW_RISK_DISABLED);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 3), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ALPHA", 0), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 4), HGW_RISK_PASS);
+	/* the whole name, not a prefix; case counts */
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ALPH", 1), 0);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "alpha", 1), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 5), HGW_RISK_PASS);
+	/* an 8-character name fills the field with no padding */
+	name(3, "ABCDEFGH");
+	add(3, 'B', 100, 500000);
+	add(3, 'S', 100, 500200);
+	d1 = decision(3, 'B', 500100, 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 6), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ABCDEFGH", 1), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 7), HGW_RISK_DISABLED);
+
+	/* bad symbols */
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "", 1), -EINVAL);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ABCDEFGHI", 1), -EINVAL);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "A B", 1), -EINVAL);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, " A", 0), -EINVAL);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "A\t", 1), -EINVAL);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, NULL, 1), -EINVAL);
+	/* full: 4 in the list (ABCDEFGH ALPH alpha) + 61 more */
+	int rc = 0, k;
+
+	for (k = 0; k < HGW_RISK_MAX_DISABLED - 3; k++) {
+		snprintf(sym, sizeof(sym), "S%d", k);
+		rc = hgw_risk_set_disabled(r, sym, 1);
+		if (rc != 0)
+			break;
+	}
+	HGW_CHECK_EQ(rc, 0);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ONEMORE", 1), -ENOSPC);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "S0", 1), 0);  /* present */
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "S0", 0), 0);
+	HGW_CHECK_EQ(hgw_risk_set_disabled(r, "ONEMORE", 1), 0);
+	/* still decided right after all that */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 8), HGW_RISK_DISABLED);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 8), HGW_RISK_PASS);
+	free(r);
+}
+
 int
 main(void)
 {
@@ -429,6 +510,7 @@ main(void)
 	HGW_TEST(test_risk_throttle);
 	HGW_TEST(test_risk_conf);
 	HGW_TEST(test_risk_kill);
+	HGW_TEST(test_risk_disabled);
 	free(book);
 	free(table.entries);
 	return hgw_test_done();
