@@ -8,13 +8,15 @@
 
 #define RISK_ALIGN 64
 
-/* Last N accepted feed times of a scope: a decision at t is throttled
- * when N of them lie in (t - W, t], i.e. when the oldest of the last N
- * is later than t - W. Feed times are non-decreasing, so the last N are
- * the N most recent. */
+/* The last C accepted feed times of a scope (C: the capacity, the highest
+ * limit a run-time change may set). With a limit N <= C, a decision at t is
+ * throttled when N of them lie in (t - W, t], i.e. when at least N were
+ * accepted and the N-th most recent is later than t - W. Feed times are
+ * non-decreasing, so the last N are the N most recent. Keeping C rather
+ * than N is what lets N be raised again without forgetting orders. */
 struct window {
 	uint32_t next;    /* slot the next time goes to (the oldest when full) */
-	uint32_t count;
+	uint32_t count;   /* times kept, up to C */
 };
 
 enum { NAME_UNKNOWN = 0, NAME_ENABLED, NAME_DISABLED };
@@ -27,10 +29,13 @@ struct inst_state {
 };
 
 struct hgw_risk {
-	struct hgw_risk_conf conf;       /* conf.kill: the kill switch */
+	/* The live configuration: kill, limits and disabled list are
+	 * changed in place by the setters; cap_orders_* are the ring sizes
+	 * (never 0 here). */
+	struct hgw_risk_conf conf;
 	struct inst_state *inst;
-	uint64_t *inst_times;      /* instruments x max_orders_instrument */
-	uint64_t *total_times;     /* max_orders_total */
+	uint64_t *inst_times;      /* instruments x cap_orders_instrument */
+	uint64_t *total_times;     /* cap_orders_total */
 	struct window total;
 	struct hgw_risk_stats stats;
 } __attribute__((aligned(RISK_ALIGN)));
@@ -62,14 +67,31 @@ align_up(size_t v)
 	return (v + RISK_ALIGN - 1) & ~(size_t)(RISK_ALIGN - 1);
 }
 
+/* The ring sizes: the capacity given, or the start-up limit. */
+static uint32_t
+cap_instrument(const struct hgw_risk_conf *c)
+{
+	return c->cap_orders_instrument != 0 ? c->cap_orders_instrument :
+	       c->max_orders_instrument;
+}
+
+static uint32_t
+cap_total(const struct hgw_risk_conf *c)
+{
+	return c->cap_orders_total != 0 ? c->cap_orders_total :
+	       c->max_orders_total;
+}
+
 static int
 conf_ok(const struct hgw_risk_conf *c)
 {
 	return c != NULL && c->instruments >= 1 && c->instruments <= 65536 &&
+	       cap_instrument(c) <= HGW_RISK_MAX_WINDOW_ORDERS &&
 	       c->max_orders_instrument >= 1 &&
-	       c->max_orders_instrument <= HGW_RISK_MAX_WINDOW_ORDERS &&
+	       c->max_orders_instrument <= cap_instrument(c) &&
+	       cap_total(c) <= HGW_RISK_MAX_WINDOW_ORDERS &&
 	       c->max_orders_total >= 1 &&
-	       c->max_orders_total <= HGW_RISK_MAX_WINDOW_ORDERS &&
+	       c->max_orders_total <= cap_total(c) &&
 	       c->ndisabled <= HGW_RISK_MAX_DISABLED;
 }
 
@@ -80,9 +102,9 @@ hgw_risk_memsize(const struct hgw_risk_conf *c)
 		return 0;
 	return align_up(sizeof(struct hgw_risk)) +
 	       align_up((size_t)c->instruments * sizeof(struct inst_state)) +
-	       align_up((size_t)c->instruments * c->max_orders_instrument *
+	       align_up((size_t)c->instruments * cap_instrument(c) *
 			sizeof(uint64_t)) +
-	       align_up((size_t)c->max_orders_total * sizeof(uint64_t));
+	       align_up((size_t)cap_total(c) * sizeof(uint64_t));
 }
 
 struct hgw_risk *
@@ -100,30 +122,41 @@ hgw_risk_init(void *mem, const struct hgw_risk_conf *c)
 	memset(mem, 0, sz);
 	r->conf = *c;
 	r->conf.kill = c->kill != 0;
+	r->conf.cap_orders_instrument = cap_instrument(c);
+	r->conf.cap_orders_total = cap_total(c);
 	p += align_up(sizeof(*r));
 	r->inst = (struct inst_state *)(void *)p;
 	p += align_up((size_t)c->instruments * sizeof(struct inst_state));
 	r->inst_times = (uint64_t *)(void *)p;
-	p += align_up((size_t)c->instruments * c->max_orders_instrument *
+	p += align_up((size_t)c->instruments * cap_instrument(c) *
 		      sizeof(uint64_t));
 	r->total_times = (uint64_t *)(void *)p;
 	return r;
 }
 
-/* 1 when one more order at t would exceed n orders in (t - w_ns, t]. */
-static inline int
-window_full(const struct window *w, const uint64_t *times, uint32_t n,
-	    uint64_t w_ns, uint64_t t)
+/* Slot of the k-th most recent time (k = 1: the last), k <= cap. */
+static inline uint32_t
+window_recent(const struct window *w, uint32_t cap, uint32_t k)
 {
-	return w->count == n && times[w->next] + w_ns > t;
+	return w->next >= k ? w->next - k : w->next + cap - k;
+}
+
+/* 1 when one more order at t would exceed n orders in (t - w_ns, t]:
+ * n accepted and the n-th most recent in the window. With n == cap that
+ * slot is w->next, the oldest kept. */
+static inline int
+window_full(const struct window *w, const uint64_t *times, uint32_t cap,
+	    uint32_t n, uint64_t w_ns, uint64_t t)
+{
+	return w->count >= n && times[window_recent(w, cap, n)] + w_ns > t;
 }
 
 static inline void
-window_push(struct window *w, uint64_t *times, uint32_t n, uint64_t t)
+window_push(struct window *w, uint64_t *times, uint32_t cap, uint64_t t)
 {
 	times[w->next] = t;
-	w->next = w->next + 1 == n ? 0 : w->next + 1;
-	if (w->count < n)
+	w->next = w->next + 1 == cap ? 0 : w->next + 1;
+	if (w->count < cap)
 		w->count++;
 }
 
@@ -192,18 +225,18 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	if (apos > c->max_position)
 		return reject(r, HGW_RISK_POSITION_LIMIT);
 
-	uint64_t *itimes = r->inst_times + (size_t)l * c->max_orders_instrument;
+	uint64_t *itimes = r->inst_times + (size_t)l * c->cap_orders_instrument;
 
-	if (window_full(&s->w, itimes, c->max_orders_instrument, c->window_ns,
-			ts_ns))
+	if (window_full(&s->w, itimes, c->cap_orders_instrument,
+			c->max_orders_instrument, c->window_ns, ts_ns))
 		return reject(r, HGW_RISK_THROTTLE_INSTRUMENT);
-	if (window_full(&r->total, r->total_times, c->max_orders_total,
-			c->window_ns, ts_ns))
+	if (window_full(&r->total, r->total_times, c->cap_orders_total,
+			c->max_orders_total, c->window_ns, ts_ns))
 		return reject(r, HGW_RISK_THROTTLE_TOTAL);
 
 	s->position = pos;
-	window_push(&s->w, itimes, c->max_orders_instrument, ts_ns);
-	window_push(&r->total, r->total_times, c->max_orders_total, ts_ns);
+	window_push(&s->w, itimes, c->cap_orders_instrument, ts_ns);
+	window_push(&r->total, r->total_times, c->cap_orders_total, ts_ns);
 	r->stats.passed++;
 	return HGW_RISK_PASS;
 }
@@ -299,4 +332,129 @@ hgw_risk_parse_disable(struct hgw_risk_conf *c, const char *list)
 		p += n;
 	}
 	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Limits changed at run time                                         */
+
+#define RISK_LIMIT_NAME(code, name) [HGW_RISK_LIMIT_##code] = name,
+static const char *const limit_names[HGW_RISK_LIMIT_MAX] = {
+	HGW_RISK_LIMITS(RISK_LIMIT_NAME)
+};
+
+const char *
+hgw_risk_limit_name(enum hgw_risk_limit k)
+{
+	return (unsigned int)k < HGW_RISK_LIMIT_MAX ? limit_names[k] : NULL;
+}
+
+int
+hgw_risk_limit_by_name(const char *name)
+{
+	if (name == NULL)
+		return -1;
+	for (int k = 0; k < HGW_RISK_LIMIT_MAX; k++)
+		if (strcmp(limit_names[k], name) == 0)
+			return k;
+	return -1;
+}
+
+/* The values the arithmetic in hgw_risk_check is safe for:
+ * price (< 2^32) x quantity (< 2^32) against max_notional x 10^4 (< 2^54),
+ * and a price difference x 10^4 against collar_bps (<= 10^6) x price. */
+#define RISK_MAX_NOTIONAL (1ull << 40)
+#define RISK_MAX_POSITION (1ull << 40)
+#define RISK_MAX_COLLAR_BPS 1000000u
+#define RISK_MAX_WINDOW_MS 86400000u
+
+int
+hgw_risk_limit_valid(const struct hgw_risk_conf *c, enum hgw_risk_limit k,
+		     uint64_t v)
+{
+	uint32_t cap;
+
+	if (c == NULL)
+		return -EINVAL;
+	switch (k) {
+	case HGW_RISK_LIMIT_MAX_QUANTITY:
+		return v >= 1 && v <= UINT32_MAX ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_MAX_NOTIONAL:
+		return v >= 1 && v <= RISK_MAX_NOTIONAL ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_COLLAR_BPS:
+		return v <= RISK_MAX_COLLAR_BPS ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_MAX_POSITION:
+		return v <= RISK_MAX_POSITION ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_WINDOW_MS:
+		return v >= 1 && v <= RISK_MAX_WINDOW_MS ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT:
+	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
+		cap = k == HGW_RISK_LIMIT_MAX_ORDERS_TOTAL ? cap_total(c) :
+		      cap_instrument(c);
+		if (v == 0)
+			return -EINVAL;
+		return v <= cap ? 0 : -ERANGE;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+hgw_risk_set_limit(struct hgw_risk *r, enum hgw_risk_limit k, uint64_t v)
+{
+	struct hgw_risk_conf *c = &r->conf;
+	int rc = hgw_risk_limit_valid(c, k, v);
+
+	if (rc != 0)
+		return rc;
+	switch (k) {
+	case HGW_RISK_LIMIT_MAX_QUANTITY:
+		c->max_quantity = (uint32_t)v;
+		break;
+	case HGW_RISK_LIMIT_MAX_NOTIONAL:
+		c->max_notional = v;
+		break;
+	case HGW_RISK_LIMIT_COLLAR_BPS:
+		c->collar_bps = (uint32_t)v;
+		break;
+	case HGW_RISK_LIMIT_MAX_POSITION:
+		c->max_position = v;
+		break;
+	case HGW_RISK_LIMIT_WINDOW_MS:
+		c->window_ns = v * 1000000u;
+		break;
+	case HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT:
+		c->max_orders_instrument = (uint32_t)v;
+		break;
+	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
+		c->max_orders_total = (uint32_t)v;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t
+hgw_risk_get_limit(const struct hgw_risk *r, enum hgw_risk_limit k)
+{
+	const struct hgw_risk_conf *c = &r->conf;
+
+	switch (k) {
+	case HGW_RISK_LIMIT_MAX_QUANTITY:
+		return c->max_quantity;
+	case HGW_RISK_LIMIT_MAX_NOTIONAL:
+		return c->max_notional;
+	case HGW_RISK_LIMIT_COLLAR_BPS:
+		return c->collar_bps;
+	case HGW_RISK_LIMIT_MAX_POSITION:
+		return c->max_position;
+	case HGW_RISK_LIMIT_WINDOW_MS:
+		return c->window_ns / 1000000u;
+	case HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT:
+		return c->max_orders_instrument;
+	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
+		return c->max_orders_total;
+	default:
+		return 0;
+	}
 }

@@ -500,6 +500,309 @@ test_risk_disabled(void)
 	free(r);
 }
 
+/* Each limit changed at run time, and the next check obeys it. */
+static void
+test_risk_limits(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d;
+	const uint64_t s = 1000000000;
+
+	c.max_orders_instrument = 100;
+	c.max_orders_total = 100;
+	c.max_position = 1000000;
+	book_new();
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);            /* mid 500100 */
+	add(2, 'B', 100, 500000);
+	add(2, 'S', 100, 500200);
+	r = risk_new(&c);
+
+	/* max_quantity */
+	d = decision(1, 'B', 500100, 51);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_QUANTITY, 50), 0);
+	HGW_CHECK_EQ(hgw_risk_get_limit(r, HGW_RISK_LIMIT_MAX_QUANTITY), 50);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1), HGW_RISK_MAX_QUANTITY);
+	d.quantity = 50;
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_QUANTITY, 1000),
+		     0);
+	/* max_notional: $50.01 x 100 = $5001 */
+	d.quantity = 100;
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_NOTIONAL, 5000),
+		     0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 2), HGW_RISK_MAX_NOTIONAL);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_NOTIONAL, 5001),
+		     0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 2), HGW_RISK_PASS);
+	/* collar_bps: 0 allows the reference price only */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_COLLAR_BPS, 0), 0);
+	d = decision(1, 'B', 500101, 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 3), HGW_RISK_PRICE_COLLAR);
+	d.price = 500100;
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 3), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_COLLAR_BPS, 1000000),
+		     0);
+	d.price = 1000000;                    /* +100%: inside 10000% */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 3), HGW_RISK_PASS);
+	/* max_position: instrument 1 is at 50 + 100 + 1 + 1 = 152 long */
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 152);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_POSITION, 152),
+		     0);
+	d = decision(1, 'B', 500100, 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_POSITION_LIMIT);
+	d.side = 'S';
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_PASS);  /* 151 */
+	/* 0: flat only; even a sale towards it is over while long */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_POSITION, 0), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_POSITION_LIMIT);
+	d.side = 'B';
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_POSITION_LIMIT);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_POSITION,
+					1000000), 0);
+	/* instrument 1 has 5 orders in (t - 1 s, t] at t = 4 (at 1, 2, 3,
+	 * 3, 4): per instrument limit 5 throttles, 6 lets one more by */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r,
+			HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 5), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r,
+			HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 6), 0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 4),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	/* window_ms 1: the 6th most recent, at 1 ns, is in (t - 1 ms, t]
+	 * until t = 1 ms + 1 */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_WINDOW_MS, 1), 0);
+	HGW_CHECK_EQ(hgw_risk_get_limit(r, HGW_RISK_LIMIT_WINDOW_MS), 1);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000000),
+		     HGW_RISK_THROTTLE_INSTRUMENT);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000001), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_WINDOW_MS, 1000), 0);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r,
+			HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 100), 0);
+	free(r);
+
+	/* max_orders_total: capacity 5. Five orders in the window; lowered
+	 * to 2 (below the 5 there) it throttles until the 2nd most recent
+	 * leaves; raised back to 5 it still counts all five. */
+	c = risk_conf();
+	c.max_position = 1000000;
+	c.max_orders_instrument = 100;
+	c.max_orders_total = 5;
+	r = risk_new(&c);
+	struct hgw_decision d1 = decision(1, 'B', 500100, 1);
+	struct hgw_decision d2 = decision(2, 'B', 500100, 1);
+
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 1), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 2), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 3), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 5),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 2),
+		     0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 5),
+		     HGW_RISK_THROTTLE_TOTAL);
+	/* back to 5 at once: the five are still in the window and counted */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 5),
+		     0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 6),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s - 1),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 2),
+		     0);
+	/* 2nd most recent is 10 s + 3: in the window until 11 s + 3 */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s + 2),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s + 3), HGW_RISK_PASS);
+	/* now 10 s + 4 and 11 s + 3 are the last two */
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s + 3),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 11 * s + 4), HGW_RISK_PASS);
+	/* back to 5 (the capacity): the last five are 10 s + 2, 10 s + 3,
+	 * 10 s + 4, 11 s + 3, 11 s + 4; the three at 10 s have left
+	 * (10 s + 4 at exactly 11 s + 4), so three more pass; then 11 s + 3
+	 * holds the window full until 12 s + 3 */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 5),
+		     0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 11 * s + 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 11 * s + 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 11 * s + 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 11 * s + 4),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 12 * s + 2),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 12 * s + 3), HGW_RISK_PASS);
+	HGW_CHECK_EQ(REJ(r, THROTTLE_TOTAL), 8);
+	free(r);
+
+	/* the same with the ring explicitly larger than the start-up limit */
+	c.max_orders_total = 2;
+	c.cap_orders_total = 5;
+	r = risk_new(&c);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 1), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 2),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 5),
+		     0);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 2), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d2, 10 * s + 3), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 4), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(r, book, &d1, 10 * s + 5),
+		     HGW_RISK_THROTTLE_TOTAL);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 6),
+		     -ERANGE);
+	HGW_CHECK_EQ(hgw_risk_get_limit(r, HGW_RISK_LIMIT_MAX_ORDERS_TOTAL), 5);
+	free(r);
+}
+
+static void
+test_risk_limit_valid(void)
+{
+	struct hgw_risk_conf c = risk_conf();     /* orders 3 / 5 */
+	struct hgw_risk *r;
+
+	for (int k = 0; k < HGW_RISK_LIMIT_MAX; k++) {
+		const char *n = hgw_risk_limit_name((enum hgw_risk_limit)k);
+
+		HGW_CHECK(n != NULL);
+		HGW_CHECK_EQ(hgw_risk_limit_by_name(n), k);
+	}
+	HGW_CHECK_EQ(hgw_risk_limit_by_name("collar_bps"),
+		     HGW_RISK_LIMIT_COLLAR_BPS);
+	HGW_CHECK_EQ(hgw_risk_limit_by_name("window_ms"),
+		     HGW_RISK_LIMIT_WINDOW_MS);
+	HGW_CHECK_EQ(hgw_risk_limit_by_name("max_orders"), -1);
+	HGW_CHECK_EQ(hgw_risk_limit_by_name("MAX_QUANTITY"), -1);
+	HGW_CHECK_EQ(hgw_risk_limit_by_name(""), -1);
+	HGW_CHECK_EQ(hgw_risk_limit_by_name(NULL), -1);
+	HGW_CHECK(hgw_risk_limit_name(HGW_RISK_LIMIT_MAX) == NULL);
+
+	static const struct {
+		enum hgw_risk_limit k;
+		uint64_t v;
+		int rc;
+	} cases[] = {
+		{ HGW_RISK_LIMIT_MAX_QUANTITY, 0, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_QUANTITY, 1, 0 },
+		{ HGW_RISK_LIMIT_MAX_QUANTITY, UINT32_MAX, 0 },
+		{ HGW_RISK_LIMIT_MAX_QUANTITY, 1ull << 32, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_NOTIONAL, 0, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_NOTIONAL, 1ull << 40, 0 },
+		{ HGW_RISK_LIMIT_MAX_NOTIONAL, (1ull << 40) + 1, -EINVAL },
+		{ HGW_RISK_LIMIT_COLLAR_BPS, 0, 0 },
+		{ HGW_RISK_LIMIT_COLLAR_BPS, 1000000, 0 },
+		{ HGW_RISK_LIMIT_COLLAR_BPS, 1000001, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_POSITION, 0, 0 },
+		{ HGW_RISK_LIMIT_MAX_POSITION, 1ull << 40, 0 },
+		{ HGW_RISK_LIMIT_MAX_POSITION, (1ull << 40) + 1, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_POSITION, UINT64_MAX, -EINVAL },
+		{ HGW_RISK_LIMIT_WINDOW_MS, 0, -EINVAL },
+		{ HGW_RISK_LIMIT_WINDOW_MS, 1, 0 },
+		{ HGW_RISK_LIMIT_WINDOW_MS, 86400000, 0 },
+		{ HGW_RISK_LIMIT_WINDOW_MS, 86400001, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 0, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 1, 0 },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 3, 0 },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 4, -ERANGE },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 0, -EINVAL },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 5, 0 },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 6, -ERANGE },
+		{ HGW_RISK_LIMIT_MAX_ORDERS_TOTAL, 1ull << 32, -ERANGE },
+		{ HGW_RISK_LIMIT_MAX, 1, -EINVAL },
+		{ (enum hgw_risk_limit)-1, 1, -EINVAL },
+	};
+
+	r = risk_new(&c);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t before = hgw_risk_get_limit(r, cases[i].k);
+		int v = hgw_risk_limit_valid(&c, cases[i].k, cases[i].v);
+		int s = hgw_risk_set_limit(r, cases[i].k, cases[i].v);
+		uint64_t after = hgw_risk_get_limit(r, cases[i].k);
+
+		if (v != cases[i].rc || s != cases[i].rc ||
+		    (s == 0 ? after != cases[i].v : after != before)) {
+			printf("# limit %d = %llu: valid %d set %d, value %llu "
+			       "(was %llu), want %d\n", (int)cases[i].k,
+			       (unsigned long long)cases[i].v, v, s,
+			       (unsigned long long)after,
+			       (unsigned long long)before, cases[i].rc);
+			HGW_CHECK(0);
+		}
+	}
+	HGW_CHECK_EQ(hgw_risk_get_limit(r, HGW_RISK_LIMIT_MAX), 0);
+	HGW_CHECK_EQ(hgw_risk_limit_valid(NULL, HGW_RISK_LIMIT_COLLAR_BPS, 1),
+		     -EINVAL);
+	free(r);
+	/* The capacity, when given, is the bound. */
+	c.cap_orders_instrument = 10;
+	HGW_CHECK_EQ(hgw_risk_limit_valid(&c,
+			HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 10), 0);
+	HGW_CHECK_EQ(hgw_risk_limit_valid(&c,
+			HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT, 11), -ERANGE);
+	/* and a start-up limit above it, or a capacity above the maximum, is
+	 * an invalid configuration */
+	c.max_orders_instrument = 11;
+	HGW_CHECK_EQ(hgw_risk_memsize(&c), 0);
+	c.max_orders_instrument = 3;
+	c.cap_orders_instrument = HGW_RISK_MAX_WINDOW_ORDERS + 1;
+	HGW_CHECK_EQ(hgw_risk_memsize(&c), 0);
+	c.cap_orders_instrument = HGW_RISK_MAX_WINDOW_ORDERS;
+	HGW_CHECK(hgw_risk_memsize(&c) > 64 * 4096 * 8);
+}
+
+/* With nothing changed at run time, a ring larger than the limit decides
+ * exactly as one of the limit's size: the same random stream through both
+ * (a mix of instruments, sides and bursts of equal feed times). */
+static void
+test_risk_capacity_same(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *a, *b;
+	uint64_t t = 1000, x = 88172645463325252ull;
+	int diff = 0, throttled = 0;
+
+	c.max_position = 1000000;
+	c.window_ns = 1000;
+	book_new();
+	for (uint16_t l = 0; l < 4; l++) {
+		add(l, 'B', 100, 500000);
+		add(l, 'S', 100, 500200);
+	}
+	a = risk_new(&c);
+	c.cap_orders_instrument = 64;
+	c.cap_orders_total = 4096;
+	b = risk_new(&c);
+	for (int i = 0; i < 20000; i++) {
+		struct hgw_decision d;
+		enum hgw_risk_reject ra, rb;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		t += (x >> 8) % 4 == 0 ? 0 : (x >> 16) % 300;
+		d = decision((uint16_t)(x % 4), (x >> 3) & 1 ? 'B' : 'S',
+			     500100, 1);
+		ra = hgw_risk_check(a, book, &d, t);
+		rb = hgw_risk_check(b, book, &d, t);
+		diff += ra != rb;
+		throttled += ra == HGW_RISK_THROTTLE_INSTRUMENT ||
+			     ra == HGW_RISK_THROTTLE_TOTAL;
+	}
+	printf("# 20000 checks, %d throttled\n", throttled);
+	HGW_CHECK_EQ(diff, 0);
+	HGW_CHECK(throttled > 1000);
+	HGW_CHECK(memcmp(hgw_risk_stats(a), hgw_risk_stats(b),
+			 sizeof(struct hgw_risk_stats)) == 0);
+	free(a);
+	free(b);
+}
+
 int
 main(void)
 {
@@ -511,6 +814,9 @@ main(void)
 	HGW_TEST(test_risk_conf);
 	HGW_TEST(test_risk_kill);
 	HGW_TEST(test_risk_disabled);
+	HGW_TEST(test_risk_limits);
+	HGW_TEST(test_risk_limit_valid);
+	HGW_TEST(test_risk_capacity_same);
 	free(book);
 	free(table.entries);
 	return hgw_test_done();
