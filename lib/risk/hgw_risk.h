@@ -10,8 +10,9 @@
  * hgw_risk_init) and owned by one lcore, which alone reads and writes it:
  * the kill switch, the disabled list and the limits are changed at run
  * time by that lcore (hgw_risk_set_*), applying control-plane events at
- * the same feed position on every replica, so replicas stay identical.
- * Nothing here uses atomics, allocates or makes a system call.
+ * the same feed position on every replica, so replicas stay identical
+ * (hgw_risk_state_cmp checks it). Nothing here uses atomics, allocates or
+ * makes a system call.
  */
 #ifndef HGW_RISK_H
 #define HGW_RISK_H
@@ -162,6 +163,18 @@ int hgw_risk_set_limit(struct hgw_risk *r, enum hgw_risk_limit k,
 /* The current value of limit k (window_ms rounded down to whole
  * milliseconds), or 0 for an unknown k. */
 uint64_t hgw_risk_get_limit(const struct hgw_risk *r, enum hgw_risk_limit k);
+
+/* Compare two states in everything a decision depends on: kill switch,
+ * limits, disabled list (as a set), each instrument's position and
+ * throttle window (count, and the accepted times kept, up to the capacity,
+ * most recent first), the total window, and the statistics (checked,
+ * passed, each reject). 0 when identical; 1 when not, with one line in
+ * why naming the first difference (e.g. "instrument 12: position 300 vs
+ * 400", "reject position_limit: 3 vs 4"); -EINVAL for NULL a or b. States
+ * of other sizes (instruments, capacities) differ. Read-only; for tests and
+ * for the control plane comparing snapshots of the replicas. */
+int hgw_risk_state_cmp(const struct hgw_risk *a, const struct hgw_risk *b,
+		       char *why, size_t whylen);
 
 /* Parse a "[risk] disable" value (symbols separated by spaces or commas)
  * into c. 0, or -1 when a symbol is longer than 8 characters or there are

@@ -2,6 +2,9 @@
  * hedgewire: pre-trade risk checks.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hgw_risk.h"
@@ -457,4 +460,122 @@ hgw_risk_get_limit(const struct hgw_risk *r, enum hgw_risk_limit k)
 	default:
 		return 0;
 	}
+}
+
+/* ------------------------------------------------------------------ */
+/* State comparison                                                   */
+
+static int __attribute__((format(printf, 3, 4)))
+differ(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why != NULL && whylen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return 1;
+}
+
+/* Two windows of rings of capacity cap: the same count and the same times,
+ * most recent first. 0, or 1 with why naming scope. */
+static int
+window_cmp(const struct window *wa, const uint64_t *ta,
+	   const struct window *wb, const uint64_t *tb, uint32_t cap,
+	   const char *scope, char *why, size_t whylen)
+{
+	if (wa->count != wb->count)
+		return differ(why, whylen, "%s throttle window differs: %"
+			      PRIu32 " vs %" PRIu32 " orders kept", scope,
+			      wa->count, wb->count);
+	for (uint32_t k = 1; k <= wa->count; k++) {
+		uint64_t a = ta[window_recent(wa, cap, k)];
+		uint64_t b = tb[window_recent(wb, cap, k)];
+
+		if (a != b)
+			return differ(why, whylen, "%s throttle window "
+				      "differs: order %" PRIu32 " back at %"
+				      PRIu64 " vs %" PRIu64 " ns", scope, k,
+				      a, b);
+	}
+	return 0;
+}
+
+int
+hgw_risk_state_cmp(const struct hgw_risk *a, const struct hgw_risk *b,
+		   char *why, size_t whylen)
+{
+	const struct hgw_risk_conf *ca, *cb;
+	char scope[32];
+
+	if (a == NULL || b == NULL)
+		return -EINVAL;
+	ca = &a->conf;
+	cb = &b->conf;
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
+	if (ca->instruments != cb->instruments)
+		return differ(why, whylen, "instruments %" PRIu32 " vs %"
+			      PRIu32, ca->instruments, cb->instruments);
+	if (ca->cap_orders_instrument != cb->cap_orders_instrument ||
+	    ca->cap_orders_total != cb->cap_orders_total)
+		return differ(why, whylen, "window capacities %" PRIu32 "/%"
+			      PRIu32 " vs %" PRIu32 "/%" PRIu32,
+			      ca->cap_orders_instrument, ca->cap_orders_total,
+			      cb->cap_orders_instrument, cb->cap_orders_total);
+	if (ca->kill != cb->kill)
+		return differ(why, whylen, "kill switch %u vs %u", ca->kill,
+			      cb->kill);
+	for (int k = 0; k < HGW_RISK_LIMIT_MAX; k++) {
+		uint64_t va = hgw_risk_get_limit(a, (enum hgw_risk_limit)k);
+		uint64_t vb = hgw_risk_get_limit(b, (enum hgw_risk_limit)k);
+
+		if (va != vb)
+			return differ(why, whylen, "limit %s: %" PRIu64 " vs %"
+				      PRIu64, limit_names[k], va, vb);
+	}
+	/* window_ms reads whole milliseconds; a start-up window need not be */
+	if (ca->window_ns != cb->window_ns)
+		return differ(why, whylen, "window %" PRIu64 " vs %" PRIu64
+			      " ns", ca->window_ns, cb->window_ns);
+	for (uint32_t i = 0; i < ca->ndisabled; i++)
+		if (disabled_find(cb, ca->disabled[i]) < 0)
+			return differ(why, whylen, "disabled list differs: "
+				      "%s only in the first", ca->disabled[i]);
+	for (uint32_t i = 0; i < cb->ndisabled; i++)
+		if (disabled_find(ca, cb->disabled[i]) < 0)
+			return differ(why, whylen, "disabled list differs: "
+				      "%s only in the second",
+				      cb->disabled[i]);
+	for (uint32_t l = 0; l < ca->instruments; l++) {
+		const struct inst_state *sa = &a->inst[l], *sb = &b->inst[l];
+		size_t off = (size_t)l * ca->cap_orders_instrument;
+
+		if (sa->position != sb->position)
+			return differ(why, whylen, "instrument %" PRIu32
+				      ": position %" PRId64 " vs %" PRId64, l,
+				      sa->position, sb->position);
+		snprintf(scope, sizeof(scope), "instrument %" PRIu32 ":", l);
+		if (window_cmp(&sa->w, a->inst_times + off, &sb->w,
+			       b->inst_times + off, ca->cap_orders_instrument,
+			       scope, why, whylen) != 0)
+			return 1;
+	}
+	if (window_cmp(&a->total, a->total_times, &b->total, b->total_times,
+		       ca->cap_orders_total, "total", why, whylen) != 0)
+		return 1;
+	if (a->stats.checked != b->stats.checked)
+		return differ(why, whylen, "checked %" PRIu64 " vs %" PRIu64,
+			      a->stats.checked, b->stats.checked);
+	if (a->stats.passed != b->stats.passed)
+		return differ(why, whylen, "passed %" PRIu64 " vs %" PRIu64,
+			      a->stats.passed, b->stats.passed);
+	for (int k = 0; k < HGW_RISK_MAX; k++)
+		if (a->stats.rejects[k] != b->stats.rejects[k])
+			return differ(why, whylen, "reject %s: %" PRIu64 " vs %"
+				      PRIu64, reject_names[k],
+				      a->stats.rejects[k],
+				      b->stats.rejects[k]);
+	return 0;
 }

@@ -766,6 +766,7 @@ test_risk_capacity_same(void)
 	struct hgw_risk *a, *b;
 	uint64_t t = 1000, x = 88172645463325252ull;
 	int diff = 0, throttled = 0;
+	char why[128];
 
 	c.max_position = 1000000;
 	c.window_ns = 1000;
@@ -799,6 +800,143 @@ test_risk_capacity_same(void)
 	HGW_CHECK(throttled > 1000);
 	HGW_CHECK(memcmp(hgw_risk_stats(a), hgw_risk_stats(b),
 			 sizeof(struct hgw_risk_stats)) == 0);
+	/* other capacities: different states by construction */
+	HGW_CHECK_EQ(hgw_risk_state_cmp(a, b, why, sizeof(why)), 1);
+	HGW_CHECK(strstr(why, "capacities") != NULL);
+	free(a);
+	free(b);
+}
+
+static int
+cmp_says(const struct hgw_risk *a, const struct hgw_risk *b,
+	 const char *want)
+{
+	char why[128];
+	int rc = hgw_risk_state_cmp(a, b, why, sizeof(why));
+
+	printf("# state_cmp: %d '%s'\n", rc, rc == 1 ? why : "");
+	if (want == NULL)
+		return rc == 0;
+	return rc == 1 && strstr(why, want) != NULL;
+}
+
+static void
+test_risk_state_cmp(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *a, *b;
+	struct hgw_decision d1, d2;
+
+	c.max_orders_instrument = 2;
+	c.max_orders_total = 3;
+	book_new();
+	name(1, "ALPHA");
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	add(12, 'B', 100, 500000);
+	add(12, 'S', 100, 500200);
+	a = risk_new(&c);
+	b = risk_new(&c);
+	HGW_CHECK(cmp_says(a, b, NULL));
+	HGW_CHECK_EQ(hgw_risk_state_cmp(a, NULL, NULL, 0), -EINVAL);
+
+	/* The same sequence, with every kind of outcome, on both. */
+	d1 = decision(1, 'B', 500100, 100);
+	d2 = decision(12, 'S', 500100, 100);
+	for (uint64_t t = 1; t <= 12; t++) {
+		struct hgw_risk *r[2] = { a, b };
+
+		for (int k = 0; k < 2; k++) {
+			hgw_risk_check(r[k], book, &d1, t * 100000000);
+			hgw_risk_check(r[k], book, &d2, t * 100000000);
+			d1.quantity = (uint32_t)(t * 97 % 1100);
+			hgw_risk_check(r[k], book, &d1, t * 100000000 + 1);
+			d1.quantity = 100;
+		}
+	}
+	HGW_CHECK(hgw_risk_stats(a)->passed > 0);
+	HGW_CHECK(REJ(a, THROTTLE_INSTRUMENT) + REJ(a, THROTTLE_TOTAL) > 0);
+	HGW_CHECK(cmp_says(a, b, NULL));
+	HGW_CHECK(cmp_says(b, a, NULL));
+
+	/* One extra check that passes: the position shows first. */
+	HGW_CHECK_EQ(hgw_risk_check(b, book, &d2, 100 * 1000000000ull),
+		     HGW_RISK_PASS);
+	HGW_CHECK(cmp_says(a, b, "instrument 12: position -"));
+	free(b);
+
+	/* Same positions, orders accepted at other times. */
+	b = risk_new(&c);
+	free(a);
+	a = risk_new(&c);
+	HGW_CHECK_EQ(hgw_risk_check(a, book, &d1, 1000), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(b, book, &d1, 1001), HGW_RISK_PASS);
+	HGW_CHECK(cmp_says(a, b, "instrument 1: throttle window differs: "
+			   "order 1 back at 1000 vs 1001"));
+	free(a);
+	free(b);
+	/* Same position, one more order in the window. */
+	a = risk_new(&c);
+	b = risk_new(&c);
+	d1.quantity = 50;
+	HGW_CHECK_EQ(hgw_risk_check(a, book, &d1, 1000), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_check(a, book, &d1, 1001), HGW_RISK_PASS);
+	d1.quantity = 100;
+	HGW_CHECK_EQ(hgw_risk_check(b, book, &d1, 1001), HGW_RISK_PASS);
+	HGW_CHECK(cmp_says(a, b, "instrument 1: throttle window differs: "
+			   "2 vs 1"));
+	free(a);
+	free(b);
+
+	/* One differing position, the rest equal. */
+	a = risk_new(&c);
+	b = risk_new(&c);
+	d1.quantity = 300;
+	hgw_risk_check(a, book, &d1, 5);
+	d1.quantity = 400;
+	hgw_risk_check(b, book, &d1, 5);
+	HGW_CHECK(cmp_says(a, b, "instrument 1: position 300 vs 400"));
+	free(a);
+	free(b);
+
+	/* Same checks counted, other rejects. */
+	a = risk_new(&c);
+	b = risk_new(&c);
+	d1 = decision(1, 'B', 500100, 1001);
+	hgw_risk_check(a, book, &d1, 5);
+	d1 = decision(1, 'B', 500100, 1001);
+	d1.quantity = 10;
+	d1.price = 600000;
+	hgw_risk_check(b, book, &d1, 5);
+	HGW_CHECK(cmp_says(a, b, "reject max_quantity: 1 vs 0"));
+	/* An extra rejected check: only the counts differ. */
+	hgw_risk_check(a, book, &d1, 5);
+	HGW_CHECK(cmp_says(a, b, "checked 2 vs 1"));
+	free(a);
+	free(b);
+
+	/* The run-time settings. */
+	a = risk_new(&c);
+	b = risk_new(&c);
+	hgw_risk_set_kill(b, 1);
+	HGW_CHECK(cmp_says(a, b, "kill switch 0 vs 1"));
+	hgw_risk_set_kill(b, 0);
+	HGW_CHECK(cmp_says(a, b, NULL));
+	hgw_risk_set_limit(b, HGW_RISK_LIMIT_MAX_POSITION, 10);
+	HGW_CHECK(cmp_says(a, b, "limit max_position: 1500 vs 10"));
+	hgw_risk_set_limit(b, HGW_RISK_LIMIT_MAX_POSITION, 1500);
+	HGW_CHECK(cmp_says(a, b, NULL));
+	hgw_risk_set_disabled(a, "ALPHA", 1);
+	HGW_CHECK(cmp_says(a, b, "disabled list differs: ALPHA"));
+	hgw_risk_set_disabled(b, "BETA", 1);
+	hgw_risk_set_disabled(b, "ALPHA", 1);
+	hgw_risk_set_disabled(a, "BETA", 1);
+	HGW_CHECK(cmp_says(a, b, NULL));        /* a set: order is free */
+	/* the name cache is not part of the state */
+	d1 = decision(1, 'B', 500100, 1);
+	hgw_risk_check(a, book, &d1, 5);
+	hgw_risk_check(b, book, &d1, 5);
+	HGW_CHECK(cmp_says(a, b, NULL));
 	free(a);
 	free(b);
 }
@@ -817,6 +955,7 @@ main(void)
 	HGW_TEST(test_risk_limits);
 	HGW_TEST(test_risk_limit_valid);
 	HGW_TEST(test_risk_capacity_same);
+	HGW_TEST(test_risk_state_cmp);
 	free(book);
 	free(table.entries);
 	return hgw_test_done();
