@@ -389,8 +389,9 @@ static int
 tel_table_patch(const char *cmd __rte_unused, const char *params,
 		struct rte_tel_data *d)
 {
+	struct hgw_table_patch *p;
 	char err[256];
-	long n;
+	long n = 0;
 
 	if (live_table == NULL || params == NULL || *params == '\0') {
 		rte_tel_data_string(d, live_table == NULL ?
@@ -398,13 +399,22 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 				    "usage: /hgw/table/patch,FILE");
 		return 0;
 	}
-	/* every replica gets the patch: the workers stay identical */
-	pthread_mutex_lock(&table_writer);
-	n = 0;
-	for (uint32_t r = 0; r < live_nreplicas && n >= 0; r++)
-		n = hgw_table_patch_file(&live_table[r], params, err,
-					 sizeof(err));
-	pthread_mutex_unlock(&table_writer);
+	/* read once, so every replica gets the same entries: the workers
+	 * stay identical */
+	p = hgw_table_patch_load(params, &live_table->dims,
+				 HGW_TABLE_PATCH_MAX_BYTES, err, sizeof(err));
+	if (p == NULL) {
+		n = -1;
+	} else {
+		pthread_mutex_lock(&table_writer);
+		for (uint32_t r = 0; r < live_nreplicas && n >= 0; r++)
+			n = hgw_table_patch_apply(&live_table[r], p);
+		pthread_mutex_unlock(&table_writer);
+		if (n < 0)
+			snprintf(err, sizeof(err), "patch %s: %s", params,
+				 strerror((int)-n));
+		hgw_table_patch_free(p);
+	}
 	rte_tel_data_start_dict(d);
 	if (n < 0) {
 		rte_tel_data_add_dict_string(d, "error", err);
@@ -503,6 +513,7 @@ risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
 	r->window_ns = (uint64_t)c->window_ms * 1000000u;
 	r->max_orders_instrument = c->max_orders_instrument;
 	r->max_orders_total = c->max_orders_total;
+	r->kill = c->kill != 0;
 	if (hgw_risk_parse_disable(r, c->risk_disable) < 0)
 		die("[risk] disable: bad list '%s'", c->risk_disable);
 }
@@ -877,7 +888,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			if (mem == NULL)
 				die("cannot allocate %zu KB of risk state for "
 				    "worker %u", risksz >> 10, i);
-			w[i].risk = hgw_risk_init(mem, &rc, &kill_switch);
+			w[i].risk = hgw_risk_init(mem, &rc);
 			/* each worker reads its own replica */
 			w[i].table = &t->tables.t[i % t->tables.n];
 			w[i].tx_pool = t->tx_pool;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hgw-tablegen: seeded, deterministic pricing table files (README.md
  * "Trading rules": "Pricing table entry", "Table file") for demos and
- * tests, or patch files for hgw_table_patch_file.
+ * tests, or patch files for hgw_table_patch_load.
  *
  * Output is a pure function of the options: one seeded xoshiro256** stream
  * drawn entry by entry in key order, integer-only arithmetic (fractions are
@@ -203,7 +203,7 @@ tg_table(const struct tg_opts *o)
 		       o->dims.tick, crc);
 }
 
-/* A patch file of patch_count random changes, in hgw_table_patch_file's
+/* A patch file of patch_count random changes, in hgw_table_patch_load's
  * format: one in eight clears an entry (action 0), the rest set one as a
  * filled table entry would be. */
 static void

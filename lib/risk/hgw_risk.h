@@ -7,13 +7,16 @@
  * per-instrument throttle, total throttle. Windows use feed time (the
  * trigger's ITCH timestamp), not the local clock, so every replica takes
  * the same decisions. State is preallocated (hgw_risk_memsize +
- * hgw_risk_init) and owned by one lcore; only the kill switch word is
- * written by another (the control plane).
+ * hgw_risk_init) and owned by one lcore, which alone reads and writes it:
+ * the kill switch, the disabled list and the limits are changed at run
+ * time by that lcore (hgw_risk_set_*), applying control-plane events at
+ * the same feed position on every replica, so replicas stay identical
+ * (hgw_risk_state_cmp checks it). Nothing here uses atomics, allocates or
+ * makes a system call.
  */
 #ifndef HGW_RISK_H
 #define HGW_RISK_H
 
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -55,10 +58,16 @@ struct hgw_risk_conf {
 	uint32_t collar_bps;
 	uint64_t max_position;           /* shares, either direction */
 	uint64_t window_ns;              /* throttle window, feed time */
-	uint32_t max_orders_instrument;  /* per window; 1..HGW_RISK_MAX_WINDOW_ORDERS */
-	uint32_t max_orders_total;       /* per window; 1..HGW_RISK_MAX_WINDOW_ORDERS */
+	uint32_t max_orders_instrument;  /* per window; 1..cap_orders_instrument */
+	uint32_t max_orders_total;       /* per window; 1..cap_orders_total */
 	uint32_t ndisabled;
 	char disabled[HGW_RISK_MAX_DISABLED][9];  /* names, space-trimmed */
+	uint8_t kill;                    /* the kill switch's initial value */
+	/* Highest max_orders_* a run-time change may set: the time rings are
+	 * sized by them. 0 = the max_orders_* above; at most
+	 * HGW_RISK_MAX_WINDOW_ORDERS. */
+	uint32_t cap_orders_instrument;
+	uint32_t cap_orders_total;
 };
 
 struct hgw_risk_stats {
@@ -72,11 +81,10 @@ struct hgw_risk;
 /* Bytes for the state of this configuration, or 0 if it is invalid. */
 size_t hgw_risk_memsize(const struct hgw_risk_conf *c);
 
-/* Lay out the state in mem (64-byte aligned, hgw_risk_memsize bytes).
- * kill points at the kill-switch word (read relaxed on every check; the
- * control plane sets it). NULL on an invalid configuration. */
-struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c,
-			       const _Atomic uint32_t *kill);
+/* Lay out the state in mem (64-byte aligned, hgw_risk_memsize bytes),
+ * with c's limits, disabled list and kill switch. NULL (errno EINVAL) on
+ * an invalid configuration. */
+struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c);
 
 /* Check a decision taken at feed time ts_ns on book b. Returns
  * HGW_RISK_PASS (and records the order in the position and the windows)
@@ -90,6 +98,83 @@ enum hgw_risk_reject hgw_risk_check(struct hgw_risk *r,
 int64_t hgw_risk_position(const struct hgw_risk *r, uint16_t locate);
 
 const struct hgw_risk_stats *hgw_risk_stats(const struct hgw_risk *r);
+
+/*
+ * Run-time changes. Each is made by the lcore that owns r, between two
+ * checks (a control-plane event applied at a feed position); each takes
+ * effect from the next check. Plain stores: no atomics, no allocation, no
+ * system call.
+ */
+
+/* Set the kill switch (on: nonzero) or clear it. */
+void hgw_risk_set_kill(struct hgw_risk *r, int on);
+
+/* Add symbol to the disabled list (disabled nonzero) or remove it. symbol
+ * is 1..8 printable characters, no spaces, matched as "[risk] disable"
+ * is: against the book's name with its padding spaces trimmed. Every
+ * instrument's cached decision is dropped, so the change holds for
+ * instruments already seen too. 0 (also when there was nothing to change),
+ * -EINVAL for a bad symbol, -ENOSPC when the list
+ * (HGW_RISK_MAX_DISABLED) is full. */
+int hgw_risk_set_disabled(struct hgw_risk *r, const char *symbol,
+			  int disabled);
+
+/* The limits that can be changed at run time, with their names (the
+ * "[risk]" keys). */
+#define HGW_RISK_LIMITS(X)                                                     \
+	X(MAX_QUANTITY,          "max_quantity")                               \
+	X(MAX_NOTIONAL,          "max_notional")                               \
+	X(COLLAR_BPS,            "collar_bps")                                 \
+	X(MAX_POSITION,          "max_position")                               \
+	X(WINDOW_MS,             "window_ms")                                  \
+	X(MAX_ORDERS_INSTRUMENT, "max_orders_instrument")                      \
+	X(MAX_ORDERS_TOTAL,      "max_orders_total")
+
+enum hgw_risk_limit {
+#define HGW_RISK_LIMIT_ENUM(code, name) HGW_RISK_LIMIT_##code,
+	HGW_RISK_LIMITS(HGW_RISK_LIMIT_ENUM)
+#undef HGW_RISK_LIMIT_ENUM
+	HGW_RISK_LIMIT_MAX
+};
+
+/* A limit's name, or NULL for a value out of the enum. */
+const char *hgw_risk_limit_name(enum hgw_risk_limit k);
+
+/* The limit of that name (exact match), or -1. */
+int hgw_risk_limit_by_name(const char *name);
+
+/* Is v acceptable for k in a state configured as c? Ranges: max_quantity
+ * 1..UINT32_MAX, max_notional 1..2^40 (dollars), collar_bps 0..1000000,
+ * max_position 0..2^40, window_ms 1..86400000, max_orders_* 1..the
+ * capacity (c's cap_orders_*, or its max_orders_* when 0). 0, -EINVAL
+ * (out of range, unknown k, c NULL), or -ERANGE for a max_orders_* above
+ * the capacity. The control plane checks a change with this before it
+ * sends it to every replica, so that no replica refuses it. */
+int hgw_risk_limit_valid(const struct hgw_risk_conf *c,
+			 enum hgw_risk_limit k, uint64_t v);
+
+/* Set limit k to v, after the same validation (0, -EINVAL or -ERANGE; r
+ * unchanged on error). Lowering max_orders_* below the orders already in
+ * the window throttles until enough of them leave it; raising it again
+ * (up to the capacity) counts the same orders. */
+int hgw_risk_set_limit(struct hgw_risk *r, enum hgw_risk_limit k,
+		       uint64_t v);
+
+/* The current value of limit k (window_ms rounded down to whole
+ * milliseconds), or 0 for an unknown k. */
+uint64_t hgw_risk_get_limit(const struct hgw_risk *r, enum hgw_risk_limit k);
+
+/* Compare two states in everything a decision depends on: kill switch,
+ * limits, disabled list (as a set), each instrument's position and
+ * throttle window (count, and the accepted times kept, up to the capacity,
+ * most recent first), the total window, and the statistics (checked,
+ * passed, each reject). 0 when identical; 1 when not, with one line in
+ * why naming the first difference (e.g. "instrument 12: position 300 vs
+ * 400", "reject position_limit: 3 vs 4"); -EINVAL for NULL a or b. States
+ * of other sizes (instruments, capacities) differ. Read-only; for tests and
+ * for the control plane comparing snapshots of the replicas. */
+int hgw_risk_state_cmp(const struct hgw_risk *a, const struct hgw_risk *b,
+		       char *why, size_t whylen);
 
 /* Parse a "[risk] disable" value (symbols separated by spaces or commas)
  * into c. 0, or -1 when a symbol is longer than 8 characters or there are

@@ -2,19 +2,24 @@
  * hedgewire: pre-trade risk checks.
  */
 #include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "hgw_risk.h"
 
 #define RISK_ALIGN 64
 
-/* Last N accepted feed times of a scope: a decision at t is throttled
- * when N of them lie in (t - W, t], i.e. when the oldest of the last N
- * is later than t - W. Feed times are non-decreasing, so the last N are
- * the N most recent. */
+/* The last C accepted feed times of a scope (C: the capacity, the highest
+ * limit a run-time change may set). With a limit N <= C, a decision at t is
+ * throttled when N of them lie in (t - W, t], i.e. when at least N were
+ * accepted and the N-th most recent is later than t - W. Feed times are
+ * non-decreasing, so the last N are the N most recent. Keeping C rather
+ * than N is what lets N be raised again without forgetting orders. */
 struct window {
 	uint32_t next;    /* slot the next time goes to (the oldest when full) */
-	uint32_t count;
+	uint32_t count;   /* times kept, up to C */
 };
 
 enum { NAME_UNKNOWN = 0, NAME_ENABLED, NAME_DISABLED };
@@ -27,11 +32,13 @@ struct inst_state {
 };
 
 struct hgw_risk {
+	/* The live configuration: kill, limits and disabled list are
+	 * changed in place by the setters; cap_orders_* are the ring sizes
+	 * (never 0 here). */
 	struct hgw_risk_conf conf;
-	const _Atomic uint32_t *kill;
 	struct inst_state *inst;
-	uint64_t *inst_times;      /* instruments x max_orders_instrument */
-	uint64_t *total_times;     /* max_orders_total */
+	uint64_t *inst_times;      /* instruments x cap_orders_instrument */
+	uint64_t *total_times;     /* cap_orders_total */
 	struct window total;
 	struct hgw_risk_stats stats;
 } __attribute__((aligned(RISK_ALIGN)));
@@ -63,14 +70,31 @@ align_up(size_t v)
 	return (v + RISK_ALIGN - 1) & ~(size_t)(RISK_ALIGN - 1);
 }
 
+/* The ring sizes: the capacity given, or the start-up limit. */
+static uint32_t
+cap_instrument(const struct hgw_risk_conf *c)
+{
+	return c->cap_orders_instrument != 0 ? c->cap_orders_instrument :
+	       c->max_orders_instrument;
+}
+
+static uint32_t
+cap_total(const struct hgw_risk_conf *c)
+{
+	return c->cap_orders_total != 0 ? c->cap_orders_total :
+	       c->max_orders_total;
+}
+
 static int
 conf_ok(const struct hgw_risk_conf *c)
 {
 	return c != NULL && c->instruments >= 1 && c->instruments <= 65536 &&
+	       cap_instrument(c) <= HGW_RISK_MAX_WINDOW_ORDERS &&
 	       c->max_orders_instrument >= 1 &&
-	       c->max_orders_instrument <= HGW_RISK_MAX_WINDOW_ORDERS &&
+	       c->max_orders_instrument <= cap_instrument(c) &&
+	       cap_total(c) <= HGW_RISK_MAX_WINDOW_ORDERS &&
 	       c->max_orders_total >= 1 &&
-	       c->max_orders_total <= HGW_RISK_MAX_WINDOW_ORDERS &&
+	       c->max_orders_total <= cap_total(c) &&
 	       c->ndisabled <= HGW_RISK_MAX_DISABLED;
 }
 
@@ -81,51 +105,61 @@ hgw_risk_memsize(const struct hgw_risk_conf *c)
 		return 0;
 	return align_up(sizeof(struct hgw_risk)) +
 	       align_up((size_t)c->instruments * sizeof(struct inst_state)) +
-	       align_up((size_t)c->instruments * c->max_orders_instrument *
+	       align_up((size_t)c->instruments * cap_instrument(c) *
 			sizeof(uint64_t)) +
-	       align_up((size_t)c->max_orders_total * sizeof(uint64_t));
+	       align_up((size_t)cap_total(c) * sizeof(uint64_t));
 }
 
 struct hgw_risk *
-hgw_risk_init(void *mem, const struct hgw_risk_conf *c,
-	      const _Atomic uint32_t *kill)
+hgw_risk_init(void *mem, const struct hgw_risk_conf *c)
 {
 	size_t sz = hgw_risk_memsize(c);
 	uint8_t *p = mem;
 	struct hgw_risk *r = mem;
 
-	if (sz == 0 || mem == NULL || kill == NULL ||
+	if (sz == 0 || mem == NULL ||
 	    ((uintptr_t)mem & (RISK_ALIGN - 1)) != 0) {
 		errno = EINVAL;
 		return NULL;
 	}
 	memset(mem, 0, sz);
 	r->conf = *c;
-	r->kill = kill;
+	r->conf.kill = c->kill != 0;
+	r->conf.cap_orders_instrument = cap_instrument(c);
+	r->conf.cap_orders_total = cap_total(c);
 	p += align_up(sizeof(*r));
 	r->inst = (struct inst_state *)(void *)p;
 	p += align_up((size_t)c->instruments * sizeof(struct inst_state));
 	r->inst_times = (uint64_t *)(void *)p;
-	p += align_up((size_t)c->instruments * c->max_orders_instrument *
+	p += align_up((size_t)c->instruments * cap_instrument(c) *
 		      sizeof(uint64_t));
 	r->total_times = (uint64_t *)(void *)p;
 	return r;
 }
 
-/* 1 when one more order at t would exceed n orders in (t - w_ns, t]. */
-static inline int
-window_full(const struct window *w, const uint64_t *times, uint32_t n,
-	    uint64_t w_ns, uint64_t t)
+/* Slot of the k-th most recent time (k = 1: the last), k <= cap. */
+static inline uint32_t
+window_recent(const struct window *w, uint32_t cap, uint32_t k)
 {
-	return w->count == n && times[w->next] + w_ns > t;
+	return w->next >= k ? w->next - k : w->next + cap - k;
+}
+
+/* 1 when one more order at t would exceed n orders in (t - w_ns, t]:
+ * n accepted and the n-th most recent in the window. With n == cap that
+ * slot is w->next, the oldest kept. */
+static inline int
+window_full(const struct window *w, const uint64_t *times, uint32_t cap,
+	    uint32_t n, uint64_t w_ns, uint64_t t)
+{
+	return w->count >= n && times[window_recent(w, cap, n)] + w_ns > t;
 }
 
 static inline void
-window_push(struct window *w, uint64_t *times, uint32_t n, uint64_t t)
+window_push(struct window *w, uint64_t *times, uint32_t cap, uint64_t t)
 {
 	times[w->next] = t;
-	w->next = w->next + 1 == n ? 0 : w->next + 1;
-	if (w->count < n)
+	w->next = w->next + 1 == cap ? 0 : w->next + 1;
+	if (w->count < cap)
 		w->count++;
 }
 
@@ -169,8 +203,7 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	uint64_t price = d->price, qty = d->quantity;
 
 	r->stats.checked++;
-	/* relaxed: a flag, ordering nothing else; the next check sees it */
-	if (atomic_load_explicit(r->kill, memory_order_relaxed))
+	if (c->kill)
 		return reject(r, HGW_RISK_KILL_SWITCH);
 	if (l >= c->instruments || disabled(r, b, l))
 		return reject(r, HGW_RISK_DISABLED);
@@ -195,20 +228,77 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	if (apos > c->max_position)
 		return reject(r, HGW_RISK_POSITION_LIMIT);
 
-	uint64_t *itimes = r->inst_times + (size_t)l * c->max_orders_instrument;
+	uint64_t *itimes = r->inst_times + (size_t)l * c->cap_orders_instrument;
 
-	if (window_full(&s->w, itimes, c->max_orders_instrument, c->window_ns,
-			ts_ns))
+	if (window_full(&s->w, itimes, c->cap_orders_instrument,
+			c->max_orders_instrument, c->window_ns, ts_ns))
 		return reject(r, HGW_RISK_THROTTLE_INSTRUMENT);
-	if (window_full(&r->total, r->total_times, c->max_orders_total,
-			c->window_ns, ts_ns))
+	if (window_full(&r->total, r->total_times, c->cap_orders_total,
+			c->max_orders_total, c->window_ns, ts_ns))
 		return reject(r, HGW_RISK_THROTTLE_TOTAL);
 
 	s->position = pos;
-	window_push(&s->w, itimes, c->max_orders_instrument, ts_ns);
-	window_push(&r->total, r->total_times, c->max_orders_total, ts_ns);
+	window_push(&s->w, itimes, c->cap_orders_instrument, ts_ns);
+	window_push(&r->total, r->total_times, c->cap_orders_total, ts_ns);
 	r->stats.passed++;
 	return HGW_RISK_PASS;
+}
+
+void
+hgw_risk_set_kill(struct hgw_risk *r, int on)
+{
+	r->conf.kill = on != 0;
+}
+
+/* Index of name in the disabled list, or -1. */
+static int
+disabled_find(const struct hgw_risk_conf *c, const char *name)
+{
+	for (uint32_t i = 0; i < c->ndisabled; i++)
+		if (strcmp(c->disabled[i], name) == 0)
+			return (int)i;
+	return -1;
+}
+
+int
+hgw_risk_set_disabled(struct hgw_risk *r, const char *symbol, int disabled)
+{
+	struct hgw_risk_conf *c = &r->conf;
+	size_t n = 0;
+	int i;
+
+	if (symbol == NULL)
+		return -EINVAL;
+	/* A space could never match (names are compared trimmed), and the
+	 * list is printed back in logs and telemetry. */
+	for (n = 0; symbol[n] != '\0'; n++)
+		if (n == 8 || symbol[n] <= ' ' || symbol[n] > '~')
+			return -EINVAL;
+	if (n == 0)
+		return -EINVAL;
+	i = disabled_find(c, symbol);
+	if (disabled) {
+		if (i >= 0)
+			return 0;
+		if (c->ndisabled == HGW_RISK_MAX_DISABLED)
+			return -ENOSPC;
+		memcpy(c->disabled[c->ndisabled], symbol, n + 1);
+		c->ndisabled++;
+	} else {
+		if (i < 0)
+			return 0;
+		/* Order kept: the list reads as it was configured. */
+		memmove(c->disabled[i], c->disabled[i + 1],
+			(c->ndisabled - (uint32_t)i - 1) *
+			sizeof(c->disabled[0]));
+		c->ndisabled--;
+		memset(c->disabled[c->ndisabled], 0, sizeof(c->disabled[0]));
+	}
+	/* Each instrument decides again when next checked. A rare event:
+	 * a pass over at most 65536 bytes. */
+	for (uint32_t l = 0; l < c->instruments; l++)
+		r->inst[l].name_state = NAME_UNKNOWN;
+	return 0;
 }
 
 int64_t
@@ -244,5 +334,248 @@ hgw_risk_parse_disable(struct hgw_risk_conf *c, const char *list)
 		c->ndisabled++;
 		p += n;
 	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Limits changed at run time                                         */
+
+#define RISK_LIMIT_NAME(code, name) [HGW_RISK_LIMIT_##code] = name,
+static const char *const limit_names[HGW_RISK_LIMIT_MAX] = {
+	HGW_RISK_LIMITS(RISK_LIMIT_NAME)
+};
+
+const char *
+hgw_risk_limit_name(enum hgw_risk_limit k)
+{
+	return (unsigned int)k < HGW_RISK_LIMIT_MAX ? limit_names[k] : NULL;
+}
+
+int
+hgw_risk_limit_by_name(const char *name)
+{
+	if (name == NULL)
+		return -1;
+	for (int k = 0; k < HGW_RISK_LIMIT_MAX; k++)
+		if (strcmp(limit_names[k], name) == 0)
+			return k;
+	return -1;
+}
+
+/* The values the arithmetic in hgw_risk_check is safe for:
+ * price (< 2^32) x quantity (< 2^32) against max_notional x 10^4 (< 2^54),
+ * and a price difference x 10^4 against collar_bps (<= 10^6) x price. */
+#define RISK_MAX_NOTIONAL (1ull << 40)
+#define RISK_MAX_POSITION (1ull << 40)
+#define RISK_MAX_COLLAR_BPS 1000000u
+#define RISK_MAX_WINDOW_MS 86400000u
+
+int
+hgw_risk_limit_valid(const struct hgw_risk_conf *c, enum hgw_risk_limit k,
+		     uint64_t v)
+{
+	uint32_t cap;
+
+	if (c == NULL)
+		return -EINVAL;
+	switch (k) {
+	case HGW_RISK_LIMIT_MAX_QUANTITY:
+		return v >= 1 && v <= UINT32_MAX ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_MAX_NOTIONAL:
+		return v >= 1 && v <= RISK_MAX_NOTIONAL ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_COLLAR_BPS:
+		return v <= RISK_MAX_COLLAR_BPS ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_MAX_POSITION:
+		return v <= RISK_MAX_POSITION ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_WINDOW_MS:
+		return v >= 1 && v <= RISK_MAX_WINDOW_MS ? 0 : -EINVAL;
+	case HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT:
+	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
+		cap = k == HGW_RISK_LIMIT_MAX_ORDERS_TOTAL ? cap_total(c) :
+		      cap_instrument(c);
+		if (v == 0)
+			return -EINVAL;
+		return v <= cap ? 0 : -ERANGE;
+	default:
+		return -EINVAL;
+	}
+}
+
+int
+hgw_risk_set_limit(struct hgw_risk *r, enum hgw_risk_limit k, uint64_t v)
+{
+	struct hgw_risk_conf *c = &r->conf;
+	int rc = hgw_risk_limit_valid(c, k, v);
+
+	if (rc != 0)
+		return rc;
+	switch (k) {
+	case HGW_RISK_LIMIT_MAX_QUANTITY:
+		c->max_quantity = (uint32_t)v;
+		break;
+	case HGW_RISK_LIMIT_MAX_NOTIONAL:
+		c->max_notional = v;
+		break;
+	case HGW_RISK_LIMIT_COLLAR_BPS:
+		c->collar_bps = (uint32_t)v;
+		break;
+	case HGW_RISK_LIMIT_MAX_POSITION:
+		c->max_position = v;
+		break;
+	case HGW_RISK_LIMIT_WINDOW_MS:
+		c->window_ns = v * 1000000u;
+		break;
+	case HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT:
+		c->max_orders_instrument = (uint32_t)v;
+		break;
+	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
+		c->max_orders_total = (uint32_t)v;
+		break;
+	default:
+		return -EINVAL;
+	}
+	return 0;
+}
+
+uint64_t
+hgw_risk_get_limit(const struct hgw_risk *r, enum hgw_risk_limit k)
+{
+	const struct hgw_risk_conf *c = &r->conf;
+
+	switch (k) {
+	case HGW_RISK_LIMIT_MAX_QUANTITY:
+		return c->max_quantity;
+	case HGW_RISK_LIMIT_MAX_NOTIONAL:
+		return c->max_notional;
+	case HGW_RISK_LIMIT_COLLAR_BPS:
+		return c->collar_bps;
+	case HGW_RISK_LIMIT_MAX_POSITION:
+		return c->max_position;
+	case HGW_RISK_LIMIT_WINDOW_MS:
+		return c->window_ns / 1000000u;
+	case HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT:
+		return c->max_orders_instrument;
+	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
+		return c->max_orders_total;
+	default:
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* State comparison                                                   */
+
+static int __attribute__((format(printf, 3, 4)))
+differ(char *why, size_t whylen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why != NULL && whylen > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, whylen, fmt, ap);
+		va_end(ap);
+	}
+	return 1;
+}
+
+/* Two windows of rings of capacity cap: the same count and the same times,
+ * most recent first. 0, or 1 with why naming scope. */
+static int
+window_cmp(const struct window *wa, const uint64_t *ta,
+	   const struct window *wb, const uint64_t *tb, uint32_t cap,
+	   const char *scope, char *why, size_t whylen)
+{
+	if (wa->count != wb->count)
+		return differ(why, whylen, "%s throttle window differs: %"
+			      PRIu32 " vs %" PRIu32 " orders kept", scope,
+			      wa->count, wb->count);
+	for (uint32_t k = 1; k <= wa->count; k++) {
+		uint64_t a = ta[window_recent(wa, cap, k)];
+		uint64_t b = tb[window_recent(wb, cap, k)];
+
+		if (a != b)
+			return differ(why, whylen, "%s throttle window "
+				      "differs: order %" PRIu32 " back at %"
+				      PRIu64 " vs %" PRIu64 " ns", scope, k,
+				      a, b);
+	}
+	return 0;
+}
+
+int
+hgw_risk_state_cmp(const struct hgw_risk *a, const struct hgw_risk *b,
+		   char *why, size_t whylen)
+{
+	const struct hgw_risk_conf *ca, *cb;
+	char scope[32];
+
+	if (a == NULL || b == NULL)
+		return -EINVAL;
+	ca = &a->conf;
+	cb = &b->conf;
+	if (why != NULL && whylen > 0)
+		why[0] = '\0';
+	if (ca->instruments != cb->instruments)
+		return differ(why, whylen, "instruments %" PRIu32 " vs %"
+			      PRIu32, ca->instruments, cb->instruments);
+	if (ca->cap_orders_instrument != cb->cap_orders_instrument ||
+	    ca->cap_orders_total != cb->cap_orders_total)
+		return differ(why, whylen, "window capacities %" PRIu32 "/%"
+			      PRIu32 " vs %" PRIu32 "/%" PRIu32,
+			      ca->cap_orders_instrument, ca->cap_orders_total,
+			      cb->cap_orders_instrument, cb->cap_orders_total);
+	if (ca->kill != cb->kill)
+		return differ(why, whylen, "kill switch %u vs %u", ca->kill,
+			      cb->kill);
+	for (int k = 0; k < HGW_RISK_LIMIT_MAX; k++) {
+		uint64_t va = hgw_risk_get_limit(a, (enum hgw_risk_limit)k);
+		uint64_t vb = hgw_risk_get_limit(b, (enum hgw_risk_limit)k);
+
+		if (va != vb)
+			return differ(why, whylen, "limit %s: %" PRIu64 " vs %"
+				      PRIu64, limit_names[k], va, vb);
+	}
+	/* window_ms reads whole milliseconds; a start-up window need not be */
+	if (ca->window_ns != cb->window_ns)
+		return differ(why, whylen, "window %" PRIu64 " vs %" PRIu64
+			      " ns", ca->window_ns, cb->window_ns);
+	for (uint32_t i = 0; i < ca->ndisabled; i++)
+		if (disabled_find(cb, ca->disabled[i]) < 0)
+			return differ(why, whylen, "disabled list differs: "
+				      "%s only in the first", ca->disabled[i]);
+	for (uint32_t i = 0; i < cb->ndisabled; i++)
+		if (disabled_find(ca, cb->disabled[i]) < 0)
+			return differ(why, whylen, "disabled list differs: "
+				      "%s only in the second",
+				      cb->disabled[i]);
+	for (uint32_t l = 0; l < ca->instruments; l++) {
+		const struct inst_state *sa = &a->inst[l], *sb = &b->inst[l];
+		size_t off = (size_t)l * ca->cap_orders_instrument;
+
+		if (sa->position != sb->position)
+			return differ(why, whylen, "instrument %" PRIu32
+				      ": position %" PRId64 " vs %" PRId64, l,
+				      sa->position, sb->position);
+		snprintf(scope, sizeof(scope), "instrument %" PRIu32 ":", l);
+		if (window_cmp(&sa->w, a->inst_times + off, &sb->w,
+			       b->inst_times + off, ca->cap_orders_instrument,
+			       scope, why, whylen) != 0)
+			return 1;
+	}
+	if (window_cmp(&a->total, a->total_times, &b->total, b->total_times,
+		       ca->cap_orders_total, "total", why, whylen) != 0)
+		return 1;
+	if (a->stats.checked != b->stats.checked)
+		return differ(why, whylen, "checked %" PRIu64 " vs %" PRIu64,
+			      a->stats.checked, b->stats.checked);
+	if (a->stats.passed != b->stats.passed)
+		return differ(why, whylen, "passed %" PRIu64 " vs %" PRIu64,
+			      a->stats.passed, b->stats.passed);
+	for (int k = 0; k < HGW_RISK_MAX; k++)
+		if (a->stats.rejects[k] != b->stats.rejects[k])
+			return differ(why, whylen, "reject %s: %" PRIu64 " vs %"
+				      PRIu64, reject_names[k],
+				      a->stats.rejects[k],
+				      b->stats.rejects[k]);
 	return 0;
 }

@@ -210,14 +210,51 @@ int hgw_table_load_replicas(const char *path, int socket, uint32_t n,
 			    char *err, size_t errlen);
 void hgw_table_set_free(struct hgw_table_set *set);
 
-/* Apply a patch file as the single writer: text lines
+/*
+ * Patch files: text lines
  *   L S I action price_mode tif display price quantity tag
  * (L, S, I: locate, spread bucket, imbalance bucket; action 0|B|S;
- * tif/display single characters; '#' comments). All lines are validated
- * before any is applied. Returns the number of entries written, or -1
- * with err naming the bad line. */
-long hgw_table_patch_file(struct hgw_table *t, const char *path, char *err,
-			  size_t errlen);
+ * tif/display single characters; '#' comments). A patch is read, parsed
+ * and validated once (hgw_table_patch_load), then applied to each replica
+ * by that replica's writer (hgw_table_patch_apply): every replica gets the
+ * same entries whatever happens to the file in between.
+ */
+struct hgw_table_patch;         /* opaque: the validated entries, in file order */
+
+#define HGW_TABLE_PATCH_MAX_BYTES (1u << 20)   /* default size limit */
+
+/* Read, parse and validate the patch file path against dims. Refuses,
+ * with one line in err naming the file (and file:line and the field for a
+ * bad line): anything that is not a regular file (directory, FIFO, device,
+ * socket; opened without blocking), a file larger than max_bytes (checked
+ * before and while reading, since a file can grow), a NUL byte, a bad
+ * line. The buffer never holds more than max_bytes of the file. Returns
+ * the patch (malloc'd; hgw_table_patch_free), or NULL with err set and
+ * nothing left allocated. Control plane only: it allocates and reads. */
+struct hgw_table_patch *hgw_table_patch_load(const char *path,
+					     const struct hgw_table_dims *dims,
+					     size_t max_bytes, char *err,
+					     size_t errlen);
+
+/* Entries in the patch (lines that are not blank or comments). */
+uint32_t hgw_table_patch_count(const struct hgw_table_patch *p);
+
+/* The i-th entry, in file order, for logging: its key and its value
+ * (seq 0). 0, or -EINVAL when i is out of range. */
+int hgw_table_patch_entry(const struct hgw_table_patch *p, uint32_t i,
+			  uint64_t *key, struct hgw_table_entry *e);
+
+/* Write every entry of p to t in file order, each under its sequence count
+ * as hgw_table_write does; the caller is t's single writer. t must have
+ * the dimensions p was validated against: -EINVAL otherwise, nothing
+ * written. Returns the number of entries written. No allocation, no
+ * system call, does not modify p: it runs on a worker lcore, and several
+ * workers may apply the same patch at once. */
+long hgw_table_patch_apply(struct hgw_table *t,
+			   const struct hgw_table_patch *p);
+
+/* Free a patch (NULL is fine). */
+void hgw_table_patch_free(struct hgw_table_patch *p);
 
 #ifdef __cplusplus
 }

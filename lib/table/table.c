@@ -613,11 +613,26 @@ hgw_table_set_free(struct hgw_table_set *set)
 /* ------------------------------------------------------------------ */
 /* Patch files                                                        */
 
-struct tbl_patch {
+/* One validated patch line: the key and the fields a write sets (the
+ * rest of the entry is zero). Packed here rather than as a whole 64-byte
+ * entry: a third of the memory, and no 64-byte alignment asked of
+ * malloc. */
+struct tbl_patch_ent {
 	uint64_t key;
-	struct hgw_table_entry e;
+	int32_t price;
+	uint32_t quantity;
+	uint32_t tag;
+	uint8_t action;
+	uint8_t price_mode;
+	uint8_t tif;
+	uint8_t display;
 };
 
+struct hgw_table_patch {
+	struct hgw_table_dims dims;     /* validated against */
+	uint32_t n;
+	struct tbl_patch_ent *ent;      /* n entries, file order */
+};
 /* Decimal integer token in [min, max] (optional '-' when min < 0). */
 static int
 tbl_num(const char *s, int64_t min, int64_t max, int64_t *v)
@@ -648,12 +663,11 @@ static const char *const tbl_patch_fields[] = {
 /* Parse one patch line (NUL-terminated, no newline) into *p: 1 for an
  * entry, 0 for a blank or comment line, -1 with err. */
 static int
-tbl_patch_line(const struct hgw_table *t, const char *path,
-	       unsigned long lineno, char *line, struct tbl_patch *p,
+tbl_patch_line(const struct hgw_table_dims *d, const char *path,
+	       unsigned long lineno, char *line, struct tbl_patch_ent *p,
 	       char *err, size_t errlen)
 {
 	char *tok[TBL_PATCH_NFIELDS];
-	const struct hgw_table_dims *d = &t->dims;
 	unsigned int nf = 0, f;
 	char *save = NULL, *s;
 	int64_t v[TBL_PATCH_NFIELDS];
@@ -739,71 +753,273 @@ tbl_patch_line(const struct hgw_table *t, const char *path,
 	memset(p, 0, sizeof(*p));
 	p->key = ((uint64_t)v[0] * d->spreads + (uint64_t)v[1]) *
 		 d->imbalances + (uint64_t)v[2];
-	p->e.action = (uint8_t)v[3];
-	p->e.price_mode = (uint8_t)v[4];
-	p->e.tif = (uint8_t)v[5];
-	p->e.display = (uint8_t)v[6];
-	p->e.price = (int32_t)v[7];
-	p->e.quantity = (uint32_t)v[8];
-	p->e.tag = (uint32_t)v[9];
+	p->action = (uint8_t)v[3];
+	p->price_mode = (uint8_t)v[4];
+	p->tif = (uint8_t)v[5];
+	p->display = (uint8_t)v[6];
+	p->price = (int32_t)v[7];
+	p->quantity = (uint32_t)v[8];
+	p->tag = (uint32_t)v[9];
 	return 1;
 }
 
-long
-hgw_table_patch_file(struct hgw_table *t, const char *path, char *err,
-		     size_t errlen)
-{
-	struct tbl_patch *p = NULL;
-	size_t np = 0, cap = 0, linecap = 0;
-	unsigned long lineno = 0;
-	char *line = NULL;
-	ssize_t len;
-	FILE *f;
-	int rc = 0;
 
-	if (t == NULL || t->entries == NULL || path == NULL)
-		return tbl_err(err, errlen, "patch: bad arguments");
-	f = fopen(path, "re");
-	if (f == NULL)
-		return tbl_err(err, errlen, "patch %s: cannot open: %s", path,
-			       strerror(errno));
-	/* Parse and validate everything before writing anything. */
-	while ((len = getline(&line, &linecap, f)) >= 0) {
-		lineno++;
-		if ((size_t)len != strlen(line)) {
-			rc = tbl_err(err, errlen, "patch %s:%lu: NUL byte",
-				     path, lineno);
+/* What a file that is not a regular file is, for the message. */
+static const char *
+tbl_file_kind(mode_t m)
+{
+	if (S_ISDIR(m))
+		return "a directory";
+	if (S_ISFIFO(m))
+		return "a FIFO";
+	if (S_ISCHR(m))
+		return "a character device";
+	if (S_ISBLK(m))
+		return "a block device";
+	if (S_ISSOCK(m))
+		return "a socket";
+	return "not a regular file";
+}
+
+/*
+ * The whole of a patch file in one buffer, NUL-terminated (*len bytes
+ * before the terminator). Opened without blocking (a FIFO with no writer
+ * would wait for one) and refused unless regular, so that what is read is
+ * bounded by the size; the size is checked before reading and again while
+ * reading, since the file may grow in between. The buffer never holds more
+ * than max_bytes; a single byte is read past it to tell "exactly
+ * max_bytes" from "more", and thrown away.
+ */
+static char *
+tbl_patch_slurp(const char *path, size_t max_bytes, size_t *len, char *err,
+		size_t errlen)
+{
+	struct stat st;
+	size_t cap, n = 0;
+	char *buf = NULL;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		tbl_err(err, errlen, "patch %s: cannot open: %s", path,
+			strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0) {
+		tbl_err(err, errlen, "patch %s: cannot stat: %s", path,
+			strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		tbl_err(err, errlen, "patch %s: %s, not a regular file", path,
+			tbl_file_kind(st.st_mode));
+		goto fail;
+	}
+	if (st.st_size < 0 || (uintmax_t)st.st_size > max_bytes) {
+		tbl_err(err, errlen, "patch %s: %jd bytes, over the limit of "
+			"%zu", path, (intmax_t)st.st_size, max_bytes);
+		goto fail;
+	}
+	/* The stated size, plus room to notice growth; files in /proc say
+	 * 0 and have content, so start from a page at least. */
+	cap = (size_t)st.st_size + 1;
+	if (cap < 4096)
+		cap = 4096;
+	if (cap > max_bytes + 1)
+		cap = max_bytes + 1;
+	buf = malloc(cap);
+	if (buf == NULL) {
+		tbl_err(err, errlen, "patch %s: out of memory", path);
+		goto fail;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n == max_bytes) {
+			char probe;
+
+			r = read(fd, &probe, 1);
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r < 0)
+				goto read_error;
+			if (r > 0) {
+				tbl_err(err, errlen, "patch %s: over the "
+					"limit of %zu bytes while reading "
+					"(more than its size said)", path,
+					max_bytes);
+				goto fail;
+			}
 			break;
 		}
-		if (np == cap) {
-			size_t ncap = cap ? cap * 2 : 256;
-			struct tbl_patch *q = realloc(p, ncap * sizeof(*p));
+		if (n + 1 == cap) {
+			size_t ncap = cap > max_bytes / 2 ? max_bytes + 1 :
+				      cap * 2;
+			char *q = realloc(buf, ncap);
 
 			if (q == NULL) {
-				rc = tbl_err(err, errlen,
-					     "patch %s: out of memory", path);
-				break;
+				tbl_err(err, errlen, "patch %s: out of memory",
+					path);
+				goto fail;
 			}
-			p = q;
+			buf = q;
 			cap = ncap;
 		}
-		rc = tbl_patch_line(t, path, lineno, line, &p[np], err,
+		r = read(fd, buf + n, cap - 1 - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto read_error;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+
+read_error:
+	tbl_err(err, errlen, "patch %s: read error at byte %zu: %s", path, n,
+		strerror(errno));
+fail:
+	free(buf);
+	close(fd);
+	return NULL;
+}
+
+struct hgw_table_patch *
+hgw_table_patch_load(const char *path, const struct hgw_table_dims *dims,
+		     size_t max_bytes, char *err, size_t errlen)
+{
+	struct hgw_table_patch *p = NULL;
+	struct tbl_patch_ent *ent = NULL, *q;
+	size_t len = 0, np = 0, cap = 0;
+	unsigned long lineno = 0;
+	char *buf, *line, *end;
+
+	if (path == NULL || dims == NULL || hgw_table_nentries(dims) == 0) {
+		tbl_err(err, errlen, "patch: bad arguments");
+		return NULL;
+	}
+	/* Room for the terminator and the probe byte without overflow. */
+	if (max_bytes > SIZE_MAX / 4)
+		max_bytes = SIZE_MAX / 4;
+	buf = tbl_patch_slurp(path, max_bytes, &len, err, errlen);
+	if (buf == NULL)
+		return NULL;
+	/* Parse and validate every line before anything can be applied. */
+	for (line = buf; line < buf + len; line = end + 1) {
+		int rc;
+
+		lineno++;
+		end = memchr(line, '\n', (size_t)(buf + len - line));
+		if (end == NULL)
+			end = buf + len;        /* last line, no newline */
+		if (memchr(line, '\0', (size_t)(end - line)) != NULL) {
+			tbl_err(err, errlen, "patch %s:%lu: NUL byte", path,
+				lineno);
+			goto fail;
+		}
+		*end = '\0';
+		if (np == cap) {
+			size_t ncap = cap ? cap * 2 : 256;
+
+			q = realloc(ent, ncap * sizeof(*ent));
+			if (q == NULL) {
+				tbl_err(err, errlen, "patch %s: out of memory",
+					path);
+				goto fail;
+			}
+			ent = q;
+			cap = ncap;
+		}
+		rc = tbl_patch_line(dims, path, lineno, line, &ent[np], err,
 				    errlen);
 		if (rc < 0)
-			break;
+			goto fail;
 		np += (size_t)rc;
-		rc = 0;
+		if (np == UINT32_MAX) {
+			tbl_err(err, errlen, "patch %s:%lu: too many entries",
+				path, lineno);
+			goto fail;
+		}
 	}
-	if (rc == 0 && ferror(f))
-		rc = tbl_err(err, errlen, "patch %s: read error", path);
-	free(line);
-	fclose(f);
-	if (rc != 0) {
-		free(p);
-		return -1;
+	p = malloc(sizeof(*p));
+	if (p == NULL) {
+		tbl_err(err, errlen, "patch %s: out of memory", path);
+		goto fail;
 	}
-	for (size_t i = 0; i < np; i++)
-		hgw_table_write(t, p[i].key, &p[i].e);
+	p->dims = *dims;
+	p->n = (uint32_t)np;
+	p->ent = ent;
+	free(buf);
+	return p;
+
+fail:
+	free(ent);
+	free(buf);
+	return NULL;
+}
+
+uint32_t
+hgw_table_patch_count(const struct hgw_table_patch *p)
+{
+	return p != NULL ? p->n : 0;
+}
+
+static void
+tbl_patch_entry(const struct tbl_patch_ent *s, struct hgw_table_entry *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->action = s->action;
+	e->price_mode = s->price_mode;
+	e->tif = s->tif;
+	e->display = s->display;
+	e->price = s->price;
+	e->quantity = s->quantity;
+	e->tag = s->tag;
+}
+
+int
+hgw_table_patch_entry(const struct hgw_table_patch *p, uint32_t i,
+		      uint64_t *key, struct hgw_table_entry *e)
+{
+	if (p == NULL || i >= p->n)
+		return -EINVAL;
+	if (key != NULL)
+		*key = p->ent[i].key;
+	if (e != NULL)
+		tbl_patch_entry(&p->ent[i], e);
+	return 0;
+}
+
+long
+hgw_table_patch_apply(struct hgw_table *t, const struct hgw_table_patch *p)
+{
+	struct hgw_table_entry e;
+
+	/* The keys were computed, and range-checked, for p->dims: on any
+	 * other shape they would land on other entries or past the end. */
+	if (t == NULL || p == NULL || t->entries == NULL ||
+	    t->dims.instruments != p->dims.instruments ||
+	    t->dims.spreads != p->dims.spreads ||
+	    t->dims.imbalances != p->dims.imbalances ||
+	    t->dims.tick != p->dims.tick ||
+	    t->nentries != hgw_table_nentries(&p->dims))
+		return -EINVAL;
+	for (uint32_t i = 0; i < p->n; i++) {
+		tbl_patch_entry(&p->ent[i], &e);
+		hgw_table_write(t, p->ent[i].key, &e);
+	}
+	return (long)p->n;
+}
+
+void
+hgw_table_patch_free(struct hgw_table_patch *p)
+{
+	if (p == NULL)
+		return;
+	free(p->ent);
 	free(p);
-	return (long)np;
 }

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * Unit tests for lib/table: entry layout, key function, CRC-32C, table
- * files (round trip and every refusal), patch files, and the seqlock under
- * a concurrent writer. No EAL: memory comes from aligned_alloc.
+ * files (round trip and every refusal), patch files (loaded once, applied
+ * to replicas; every refusal), and the seqlock under a concurrent writer.
+ * No EAL: memory comes from aligned_alloc.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
@@ -21,6 +23,7 @@
 #include "hgw_test.h"
 
 static char tmpdir[64];
+static double now(void);
 static char errbuf[512];
 
 static const char *
@@ -575,6 +578,31 @@ test_write_seq(void)
 
 /* ------------------------------------------------------------------ */
 
+/* Load a patch and apply it to t: what hgw_table_patch_file did in one
+ * call. The number written, or -1 with errbuf set. */
+static long
+patch_file(struct hgw_table *t, const char *path)
+{
+	struct hgw_table_patch *p;
+	long n;
+
+	p = hgw_table_patch_load(path, &t->dims, HGW_TABLE_PATCH_MAX_BYTES,
+				 errbuf, sizeof(errbuf));
+	if (p == NULL)
+		return -1;
+	n = hgw_table_patch_apply(t, p);
+	hgw_table_patch_free(p);
+	return n;
+}
+
+/* Bytes the allocator has handed out and not had back: a refused load
+ * must leave it where it was. */
+static size_t
+heap_in_use(void)
+{
+	return mallinfo2().uordblks;
+}
+
 static void
 test_patch(void)
 {
@@ -603,7 +631,7 @@ test_patch(void)
 	/* The bad comment-line above is itself an error (missing tif):
 	 * first check all-or-nothing with it. */
 	HGW_CHECK_EQ(write_file(path, good, strlen(good)), 0);
-	r = hgw_table_patch_file(&t, path, errbuf, sizeof(errbuf));
+	r = patch_file(&t, path);
 	HGW_CHECK_EQ(r, -1);
 	HGW_CHECK(contains(errbuf, "patch.txt:7:"));
 	HGW_CHECK(contains(errbuf, "tif"));
@@ -616,7 +644,7 @@ test_patch(void)
 
 	memmove(cut, nl + 1, strlen(nl + 1) + 1);
 	HGW_CHECK_EQ(write_file(path, ok, strlen(ok)), 0);
-	r = hgw_table_patch_file(&t, path, errbuf, sizeof(errbuf));
+	r = patch_file(&t, path);
 	HGW_CHECK_EQ(r, 5);
 	struct hgw_table_entry *e = &t.entries[0];
 
@@ -653,8 +681,10 @@ test_patch(void)
 
 	/* Comments and blanks only: 0 entries. */
 	HGW_CHECK_EQ(write_file(path, "# nothing\n\n  \n", 14), 0);
-	HGW_CHECK_EQ(hgw_table_patch_file(&t, path, errbuf, sizeof(errbuf)),
-		     0);
+	HGW_CHECK_EQ(patch_file(&t, path), 0);
+	/* An empty file too. */
+	HGW_CHECK_EQ(write_file(path, "", 0), 0);
+	HGW_CHECK_EQ(patch_file(&t, path), 0);
 
 	/* Each bad line (third line, after two good ones) applies
 	 * nothing. */
@@ -695,7 +725,7 @@ test_patch(void)
 			 "1\n", bad[k].line);
 		HGW_CHECK_EQ(write_file(path, text, strlen(text)), 0);
 		errbuf[0] = '\0';
-		r = hgw_table_patch_file(&t, path, errbuf, sizeof(errbuf));
+		r = patch_file(&t, path);
 		if (r != -1 || strstr(errbuf, ":3:") == NULL ||
 		    strstr(errbuf, bad[k].words) == NULL ||
 		    memcmp(before, t.entries, 128 * 64) != 0) {
@@ -705,11 +735,181 @@ test_patch(void)
 		}
 	}
 	printf("# e.g. %s\n", errbuf);
-	HGW_CHECK_EQ(hgw_table_patch_file(&t, tmp_path("nope.txt"), errbuf,
-					  sizeof(errbuf)), -1);
+	HGW_CHECK_EQ(patch_file(&t, tmp_path("nope.txt")), -1);
 	HGW_CHECK(contains(errbuf, "No such file"));
 	free(before);
 	free(t.entries);
+}
+
+/* path must be refused by hgw_table_patch_load, at once, with one line
+ * naming it and containing word, and leave nothing allocated. */
+static void
+patch_refused(const char *path, size_t max_bytes, const char *word)
+{
+	const struct hgw_table_dims d = { 4, 4, 8, 100 };
+	struct hgw_table_patch *p;
+	size_t heap = heap_in_use();
+	double t0 = now();
+
+	errbuf[0] = '\0';
+	p = hgw_table_patch_load(path, &d, max_bytes, errbuf, sizeof(errbuf));
+	HGW_CHECK(p == NULL);
+	HGW_CHECK(now() - t0 < 1.0);
+	HGW_CHECK(contains(errbuf, path));
+	HGW_CHECK(contains(errbuf, word));
+	HGW_CHECK(strchr(errbuf, '\n') == NULL);
+	HGW_CHECK_EQ(heap_in_use(), heap);
+	printf("# %s\n", errbuf);
+	hgw_table_patch_free(p);
+}
+
+static void
+test_patch_refusals(void)
+{
+	char fifo[128], big[128], nul[128], bad[128];
+	const char *line = "0 0 0 B 0 0 Y 100 200 7\n";   /* 24 bytes */
+	const struct hgw_table_dims d = { 4, 4, 8, 100 };
+	struct hgw_table_patch *p;
+	char text[256];
+	FILE *f;
+
+	snprintf(fifo, sizeof(fifo), "%s", tmp_path("fifo"));
+	snprintf(big, sizeof(big), "%s", tmp_path("big.txt"));
+	snprintf(nul, sizeof(nul), "%s", tmp_path("nul.txt"));
+	snprintf(bad, sizeof(bad), "%s", tmp_path("bad.txt"));
+	/* Warm up stdio and the error strings, so the heap counts below
+	 * see only the loader. */
+	patch_refused(tmp_path("nope.txt"), 100, "No such file");
+
+	patch_refused(tmpdir, HGW_TABLE_PATCH_MAX_BYTES, "directory");
+	/* No writer: a blocking open would wait forever. */
+	HGW_CHECK_EQ(mkfifo(fifo, 0600), 0);
+	patch_refused(fifo, HGW_TABLE_PATCH_MAX_BYTES, "FIFO");
+	/* Endless: a reader without a size check never stops. */
+	patch_refused("/dev/zero", HGW_TABLE_PATCH_MAX_BYTES,
+		      "character device");
+	patch_refused("/dev/null", HGW_TABLE_PATCH_MAX_BYTES,
+		      "not a regular file");
+
+	/* Size: exactly max_bytes is accepted, one more is not. */
+	f = fopen(big, "w");
+	for (int k = 0; k < 10; k++)
+		fputs(line, f);
+	fclose(f);
+	p = hgw_table_patch_load(big, &d, 240, errbuf, sizeof(errbuf));
+	HGW_CHECK(p != NULL);
+	HGW_CHECK_EQ(hgw_table_patch_count(p), 10);
+	hgw_table_patch_free(p);
+	patch_refused(big, 239, "over the limit of 239");
+	patch_refused(big, 0, "240 bytes");
+	/* A file larger than its size said (procfs says 0): only the check
+	 * while reading sees it, as it would a file growing meanwhile. */
+	patch_refused("/proc/self/maps", 100, "over the limit of 100 bytes "
+		      "while reading");
+
+	/* A NUL byte, on the line it is in. */
+	memcpy(text, "0 0 0 B 0 0 Y 1 1 1\n0 0 0 B 0 0\0 Y 1 1 1\n", 42);
+	HGW_CHECK_EQ(write_file(nul, text, 42), 0);
+	patch_refused(nul, HGW_TABLE_PATCH_MAX_BYTES, "nul.txt:2: NUL byte");
+	/* A bad line (the same refusals as in test_patch). */
+	snprintf(text, sizeof(text), "%s# c\n%s0 0 9 B 0 0 Y 1 1 1\n", line,
+		 line);
+	HGW_CHECK_EQ(write_file(bad, text, strlen(text)), 0);
+	patch_refused(bad, HGW_TABLE_PATCH_MAX_BYTES,
+		      "bad.txt:4: bad imbalance bucket '9'");
+	/* Bad arguments. */
+	HGW_CHECK(hgw_table_patch_load(NULL, &d, 100, errbuf,
+				       sizeof(errbuf)) == NULL);
+	HGW_CHECK(hgw_table_patch_load(big, NULL, 100, NULL, 0) == NULL);
+}
+
+static void
+test_patch_apply(void)
+{
+	const struct hgw_table_dims d = { 4, 4, 8, 100 };
+	struct hgw_table a = { d, 128, NULL }, b = { d, 128, NULL };
+	struct hgw_table_entry e, *before;
+	const char *path = tmp_path("apply.txt");
+	static const char text[] =
+		"0 0 0 B 0 0 Y 100 200 7\n"
+		"# comment\n"
+		"3 3 7 S 1 3 N 1234500 4294967295 4294967295\n"
+		"0 0 0 S 0 3 Y -100 300 8\n";
+	struct hgw_table_patch *p;
+	uint64_t key;
+
+	HGW_CHECK_EQ(write_file(path, text, strlen(text)), 0);
+	p = hgw_table_patch_load(path, &d, HGW_TABLE_PATCH_MAX_BYTES, errbuf,
+				 sizeof(errbuf));
+	HGW_CHECK(p != NULL);
+	if (p == NULL)
+		return;
+	/* Accessors: file order, duplicates kept. */
+	HGW_CHECK_EQ(hgw_table_patch_count(p), 3);
+	HGW_CHECK_EQ(hgw_table_patch_entry(p, 0, &key, &e), 0);
+	HGW_CHECK_EQ(key, 0);
+	HGW_CHECK_EQ(e.action, 'B');
+	HGW_CHECK_EQ(e.price, 100);
+	HGW_CHECK_EQ(e.quantity, 200);
+	HGW_CHECK_EQ(e.tag, 7);
+	HGW_CHECK_EQ(e.seq.sn, 0);
+	HGW_CHECK_EQ(hgw_table_patch_entry(p, 1, &key, &e), 0);
+	HGW_CHECK_EQ(key, 127);
+	HGW_CHECK_EQ(e.price_mode, 1);
+	HGW_CHECK_EQ(e.tif, '3');
+	HGW_CHECK_EQ(e.display, 'N');
+	HGW_CHECK_EQ(e.quantity, UINT32_MAX);
+	HGW_CHECK_EQ(hgw_table_patch_entry(p, 2, &key, &e), 0);
+	HGW_CHECK_EQ(key, 0);
+	HGW_CHECK_EQ(e.action, 'S');
+	HGW_CHECK_EQ(e.price, (uint64_t)(int64_t)-100);
+	HGW_CHECK_EQ(hgw_table_patch_entry(p, 3, &key, &e), -EINVAL);
+	HGW_CHECK_EQ(hgw_table_patch_entry(NULL, 0, &key, &e), -EINVAL);
+	HGW_CHECK_EQ(hgw_table_patch_count(NULL), 0);
+
+	/* Two replicas with the same contents end up identical, and the
+	 * patch is unchanged by being applied. */
+	a.entries = entries_alloc(128);
+	b.entries = entries_alloc(128);
+	fill(a.entries, 128, 11);
+	memcpy(b.entries, a.entries, 128 * 64);
+	HGW_CHECK_EQ(hgw_table_patch_apply(&a, p), 3);
+	HGW_CHECK_EQ(hgw_table_patch_apply(&b, p), 3);
+	HGW_CHECK(memcmp(a.entries, b.entries, 128 * 64) == 0);
+	HGW_CHECK_EQ(a.entries[0].action, 'S');
+	HGW_CHECK_EQ(a.entries[0].seq.sn, 6 + 4);    /* two writes */
+	HGW_CHECK_EQ(a.entries[127].tag, UINT32_MAX);
+	HGW_CHECK_EQ(hgw_table_patch_count(p), 3);
+
+	/* Other dimensions: refused, nothing written. */
+	before = entries_alloc(128);
+	static const struct hgw_table_dims other[] = {
+		{ 8, 4, 4, 100 }, { 4, 8, 4, 100 }, { 4, 4, 8, 1 },
+		{ 2, 4, 8, 100 },
+	};
+	for (size_t k = 0; k < sizeof(other) / sizeof(other[0]); k++) {
+		struct hgw_table c = { other[k], hgw_table_nentries(&other[k]),
+				       a.entries };
+
+		memcpy(before, a.entries, 128 * 64);
+		HGW_CHECK_EQ(hgw_table_patch_apply(&c, p), -EINVAL);
+		HGW_CHECK(memcmp(before, a.entries, 128 * 64) == 0);
+	}
+	struct hgw_table c = a;
+
+	c.nentries = 64;                /* not what the dims say */
+	HGW_CHECK_EQ(hgw_table_patch_apply(&c, p), -EINVAL);
+	c = a;
+	c.entries = NULL;
+	HGW_CHECK_EQ(hgw_table_patch_apply(&c, p), -EINVAL);
+	HGW_CHECK_EQ(hgw_table_patch_apply(NULL, p), -EINVAL);
+	HGW_CHECK_EQ(hgw_table_patch_apply(&a, NULL), -EINVAL);
+	HGW_CHECK(memcmp(before, a.entries, 128 * 64) == 0);
+	hgw_table_patch_free(p);
+	hgw_table_patch_free(NULL);
+	free(before);
+	free(a.entries);
+	free(b.entries);
 }
 
 /* ------------------------------------------------------------------ */
@@ -893,6 +1093,8 @@ main(void)
 	HGW_TEST(test_file_refusals);
 	HGW_TEST(test_write_seq);
 	HGW_TEST(test_patch);
+	HGW_TEST(test_patch_refusals);
+	HGW_TEST(test_patch_apply);
 	HGW_TEST(test_concurrent);
 	cleanup();
 	return hgw_test_done();
