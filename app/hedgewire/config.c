@@ -133,6 +133,8 @@ static const struct key keys[] = {
 	K("run",  "stage_sample", KEY_U32, stage_sample, 0, 1000000, "64"),
 	K("run",  "latency_precision_bits", KEY_U32, latency_bits, 1,
 	  HGW_HIST_MAX_SUB_BITS, "6"),
+	KS("run", "events_log", KEY_STR, events_log, ""),
+	K("run",  "digest_every", KEY_U32, digest_every, 0, 1u << 30, "1024"),
 	KE("buffers", "invalidate", invalidate, inval_modes, "off"),
 	K("buffers", "prefetch", KEY_BOOL, prefetch, 0, 1, "no"),
 	K("buffers", "prefetch_depth", KEY_U32, prefetch_depth, 1, 64, "8"),

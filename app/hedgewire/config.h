@@ -91,6 +91,8 @@ struct hgw_config {
 	uint32_t idle_timeout_ms; /* stop after this long with no frame; 0 = never */
 	uint32_t stage_sample;    /* stamp the stages of 1 trigger in N; 0 = off */
 	uint32_t latency_bits;    /* histogram precision: error below 2^-bits */
+	char events_log[256];     /* control events and their positions; empty: none */
+	uint32_t digest_every;    /* compare decision digests every 2^k seqs; 0 = off */
 
 	/* [buffers] (lib/idio) */
 	uint32_t invalidate;      /* enum hgw_idio_inval */

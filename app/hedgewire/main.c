@@ -37,6 +37,7 @@
 #include <rte_telemetry.h>
 
 #include "config.h"
+#include "control.h"
 #include "hgw_cli.h"
 #include "hgw_chanmap.h"
 #include "journal.h"
@@ -57,7 +58,7 @@ on_signal(int sig)
 /* Start-up failures: one line naming the bad input, then exit. */
 #define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
 
-/* Test-only fault injection: [0] stall, [1] stop. */
+/* Test-only fault injection: [0] stall, [1] stop, [2] corrupt. */
 struct inject_arg {
 	uint32_t worker;        /* UINT32_MAX: off */
 	uint32_t a, b;          /* stall: us, every; stop: frames */
@@ -68,7 +69,7 @@ struct app_args {
 	const char *dump_book;
 	const char *latency;
 	int print_config;
-	struct inject_arg inject[2];
+	struct inject_arg inject[3];
 };
 
 static void
@@ -85,6 +86,8 @@ usage(FILE *out)
 		"  --inject-stall W,US,N test: worker W freezes US microseconds at\n"
 		"                        random messages, one every N on average\n"
 		"  --inject-stop W,F     test: worker W stops for good after F frames\n"
+		"  --inject-corrupt W,N  test: worker W's N-th decision gets one more\n"
+		"                        share (the replicas' digests must catch it)\n"
 		"  -h, --help            this text\n");
 }
 
@@ -104,7 +107,9 @@ parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
 		    (i > 0 && v[i] == 0) ||
 		    *end != (i == n - 1 ? '\0' : ','))
 			die("--inject-%s: bad value '%s' (expected %s)", what, arg,
-			    n == 3 ? "WORKER,USEC,EVERY" : "WORKER,FRAMES");
+			    n == 3 ? "WORKER,USEC,EVERY" :
+			    strcmp(what, "stop") == 0 ? "WORKER,FRAMES" :
+			    "WORKER,DECISION");
 		s = end + 1;
 	}
 	ia->worker = (uint32_t)v[0];
@@ -123,6 +128,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		{ "print-config", no_argument, NULL, 'p' },
 		{ "inject-stall", required_argument, NULL, 'S' },
 		{ "inject-stop", required_argument, NULL, 'X' },
+		{ "inject-corrupt", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -133,6 +139,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 	int opt;
 
 	a->inject[0].worker = a->inject[1].worker = UINT32_MAX;
+	a->inject[2].worker = UINT32_MAX;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -159,6 +166,9 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 			break;
 		case 'X':
 			parse_inject(optarg, "stop", 2, &a->inject[1]);
+			break;
+		case 'C':
+			parse_inject(optarg, "corrupt", 2, &a->inject[2]);
 			break;
 		case 'h':
 			usage(stdout);
@@ -360,10 +370,6 @@ ports_setup(const struct hgw_config *c, int trading)
 	return pool;
 }
 
-/* Set by the control plane (from [risk] kill, later at run time); read by
- * every worker's risk check, relaxed: a flag that orders nothing else. */
-static _Atomic uint32_t kill_switch;
-
 struct trading {
 	struct hgw_table_set tables;      /* one replica per worker */
 	struct hgw_table *table;          /* replica 0 */
@@ -376,130 +382,6 @@ struct trading {
 
 static struct hgw_txlcore txlcore;
 static unsigned int txlcore_lcore;
-
-/* The table's one writer is the control plane; telemetry runs each client
- * on its own thread, so writers take this lock (off the fast path: the
- * workers never touch it, they read under each entry's sequence count). */
-static pthread_mutex_t table_writer = PTHREAD_MUTEX_INITIALIZER;
-static struct hgw_table *live_table;	/* the replicas */
-static uint32_t live_nreplicas;
-
-/* /hgw/table/patch,FILE: apply a patch file to the running table. */
-static int
-tel_table_patch(const char *cmd __rte_unused, const char *params,
-		struct rte_tel_data *d)
-{
-	struct hgw_table_patch *p;
-	char err[256];
-	long n = 0;
-
-	if (live_table == NULL || params == NULL || *params == '\0') {
-		rte_tel_data_string(d, live_table == NULL ?
-				    "no table loaded ([table] file)" :
-				    "usage: /hgw/table/patch,FILE");
-		return 0;
-	}
-	/* read once, so every replica gets the same entries: the workers
-	 * stay identical */
-	p = hgw_table_patch_load(params, &live_table->dims,
-				 HGW_TABLE_PATCH_MAX_BYTES, err, sizeof(err));
-	if (p == NULL) {
-		n = -1;
-	} else {
-		pthread_mutex_lock(&table_writer);
-		for (uint32_t r = 0; r < live_nreplicas && n >= 0; r++)
-			n = hgw_table_patch_apply(&live_table[r], p);
-		pthread_mutex_unlock(&table_writer);
-		if (n < 0)
-			snprintf(err, sizeof(err), "patch %s: %s", params,
-				 strerror((int)-n));
-		hgw_table_patch_free(p);
-	}
-	rte_tel_data_start_dict(d);
-	if (n < 0) {
-		rte_tel_data_add_dict_string(d, "error", err);
-	} else {
-		rte_tel_data_add_dict_u64(d, "applied", (uint64_t)n);
-		RTE_LOG(INFO, HGW_APP, "table patch %s: %ld entries\n", params, n);
-	}
-	return 0;
-}
-
-/* /hgw/table/entry,L,S,I: one entry, read as a worker reads it. */
-static int
-tel_table_entry(const char *cmd __rte_unused, const char *params,
-		struct rte_tel_data *d)
-{
-	unsigned int l, sp, im, r = 0;
-	struct hgw_table_entry e;
-	char c[2] = { 0, 0 };
-
-	if (live_table == NULL || params == NULL ||
-	    sscanf(params, "%u,%u,%u,%u", &l, &sp, &im, &r) < 3 ||
-	    r >= live_nreplicas ||
-	    l >= live_table->dims.instruments ||
-	    sp >= live_table->dims.spreads ||
-	    im >= live_table->dims.imbalances) {
-		rte_tel_data_string(d, "usage: /hgw/table/entry,LOCATE,SPREAD,IMBALANCE[,REPLICA] (within the table)");
-		return 0;
-	}
-	hgw_table_read(&live_table[r],
-		       ((uint64_t)l * live_table->dims.spreads + sp) *
-		       live_table->dims.imbalances + im, &e);
-	rte_tel_data_start_dict(d);
-	c[0] = e.action ? (char)e.action : '0';
-	rte_tel_data_add_dict_string(d, "action", c);
-	rte_tel_data_add_dict_u64(d, "price_mode", e.price_mode);
-	c[0] = (char)e.tif;
-	rte_tel_data_add_dict_string(d, "tif", c);
-	c[0] = (char)e.display;
-	rte_tel_data_add_dict_string(d, "display", c);
-	rte_tel_data_add_dict_int(d, "price", e.price);
-	rte_tel_data_add_dict_u64(d, "quantity", e.quantity);
-	rte_tel_data_add_dict_u64(d, "tag", e.tag);
-	return 0;
-}
-
-/* /hgw/risk/kill[,0|1]: read or set the kill switch. Every worker's
- * next risk check sees the new value (relaxed store: a flag that orders
- * nothing else). */
-static int
-tel_risk_kill(const char *cmd __rte_unused, const char *params,
-	      struct rte_tel_data *d)
-{
-	if (params != NULL && *params != '\0') {
-		if (strcmp(params, "0") != 0 && strcmp(params, "1") != 0) {
-			rte_tel_data_string(d, "usage: /hgw/risk/kill[,0|1]");
-			return 0;
-		}
-		atomic_store_explicit(&kill_switch, params[0] == '1',
-				      memory_order_relaxed);
-		RTE_LOG(WARNING, HGW_APP, "kill switch %s by telemetry\n",
-			params[0] == '1' ? "ON" : "off");
-	}
-	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "kill",
-				  atomic_load_explicit(&kill_switch,
-						       memory_order_relaxed));
-	return 0;
-}
-
-/* /hgw/table: the loaded table's dimensions. */
-static int
-tel_table_info(const char *cmd __rte_unused, const char *params __rte_unused,
-	       struct rte_tel_data *d)
-{
-	rte_tel_data_start_dict(d);
-	if (live_table == NULL)
-		return 0;
-	rte_tel_data_add_dict_u64(d, "instruments", live_table->dims.instruments);
-	rte_tel_data_add_dict_u64(d, "spreads", live_table->dims.spreads);
-	rte_tel_data_add_dict_u64(d, "imbalances", live_table->dims.imbalances);
-	rte_tel_data_add_dict_u64(d, "tick", live_table->dims.tick);
-	rte_tel_data_add_dict_u64(d, "entries", live_table->nentries);
-	rte_tel_data_add_dict_u64(d, "replicas", live_nreplicas);
-	return 0;
-}
 
 static void
 risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
@@ -647,17 +529,6 @@ trading_init(struct trading *t, const struct hgw_config *c)
 				    c->ring_size, rte_strerror(rte_errno));
 		}
 	}
-	atomic_store_explicit(&kill_switch, c->kill, memory_order_relaxed);
-	live_table = t->tables.t;
-	live_nreplicas = t->tables.n;
-	rte_telemetry_register_cmd("/hgw/table/patch", tel_table_patch,
-		"Apply a table patch file to the running table. Parameters: FILE");
-	rte_telemetry_register_cmd("/hgw/table/entry", tel_table_entry,
-		"One entry of the running table. Parameters: LOCATE,SPREAD,IMBALANCE[,REPLICA]");
-	rte_telemetry_register_cmd("/hgw/risk/kill", tel_risk_kill,
-		"Read or set the kill switch. Parameters: [0|1]");
-	rte_telemetry_register_cmd("/hgw/table", tel_table_info,
-		"Dimensions of the loaded pricing table. No parameters");
 }
 
 static struct hgw_fanout fanout;
@@ -838,7 +709,7 @@ idio_init(struct hgw_worker *w, const struct hgw_config *c)
 
 static void
 workers_init(struct hgw_worker *w, const struct hgw_config *c,
-	     const struct trading *t)
+	     struct trading *t)
 {
 	size_t booksz = hgw_book_memsize(&c->book);
 	unsigned int lcore = c->rx_mode == HGW_RX_FANOUT ? fanout_init(c) :
@@ -889,8 +760,12 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 				die("cannot allocate %zu KB of risk state for "
 				    "worker %u", risksz >> 10, i);
 			w[i].risk = hgw_risk_init(mem, &rc);
-			/* each worker reads its own replica */
+			/* each worker reads its own replica; with one per
+			 * worker it is also the replica's one writer (patch
+			 * events), else live patches are refused */
 			w[i].table = &t->tables.t[i % t->tables.n];
+			if (t->tables.n >= c->workers)
+				w[i].table_rw = &t->tables.t[i];
 			w[i].tx_pool = t->tx_pool;
 			hgw_hist_init_precision(&w[i].out.rx_to_tx,
 						c->latency_bits);
@@ -960,6 +835,11 @@ inject_init(struct hgw_worker *w, const struct app_args *a)
 		RTE_LOG(WARNING, HGW_APP, "test: worker %u stalls %u us every "
 			"~%u messages\n", st->worker, st->a, st->b);
 	}
+	if (a->inject[2].worker != UINT32_MAX) {
+		w[a->inject[2].worker].inject.corrupt_at = a->inject[2].a;
+		RTE_LOG(WARNING, HGW_APP, "test: worker %u corrupts decision "
+			"%u\n", a->inject[2].worker, a->inject[2].a);
+	}
 	if (sp->worker != UINT32_MAX) {
 		w[sp->worker].inject.stop_after = sp->a;
 		RTE_LOG(WARNING, HGW_APP, "test: worker %u stops after %u "
@@ -990,6 +870,7 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 
 		rte_delay_us_sleep(1000);
 		nic_clock_refit(c);
+		hgw_ctl_poll();
 		if (t->journal != NULL)
 			hgw_journal_drain(t->journal, t->rings, t->nrings);
 		if (signalled)
@@ -1104,24 +985,45 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 		     w->out.tx.pool_empty);
 }
 
-/* Same stats and same best prices: replicas that saw the same feed must
- * agree; a difference is reported, not hidden. */
-static int
-replicas_agree(const struct hgw_worker *a, const struct hgw_worker *b,
-	       uint32_t instruments)
+/* Replicas that saw the same feed and the same events must end in the
+ * same state: feed counters, every book's touch, the risk state
+ * (positions, throttle windows, limits) and the decision digest. NULL
+ * when they do, else what differs first (why: room for the detail). */
+static const char *
+replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
+		uint32_t instruments, char *why, size_t len)
 {
 	if (memcmp(&a->feed.stats, &b->feed.stats, sizeof(a->feed.stats)) != 0)
-		return 0;
+		return "feed counters";
 	for (uint32_t l = 0; l < instruments; l++) {
 		struct hgw_book_top ta, tb;
 
 		hgw_book_top(a->book, (uint16_t)l, &ta);
 		hgw_book_top(b->book, (uint16_t)l, &tb);
-		if (memcmp(&ta, &tb, sizeof(ta)) != 0)
-			return 0;
+		if (memcmp(&ta, &tb, sizeof(ta)) != 0) {
+			snprintf(why, len, "book of instrument %u", l);
+			return why;
+		}
 	}
-	return 1;
+	if (a->risk == NULL || b->risk == NULL)
+		return NULL;
+	if (hgw_risk_state_cmp(a->risk, b->risk, why, len) != 0)
+		return why;
+	if (a->digest != b->digest || a->decisions != b->decisions) {
+		snprintf(why, len, "decision digest (%" PRIu64 " vs %" PRIu64
+			 " decisions)", a->decisions, b->decisions);
+		return why;
+	}
+	if (a->ev_applied != b->ev_applied)
+		return "events taken";
+	return NULL;
 }
+
+/* Exit status bits (README "Exit status"), above 8 so that they never
+ * look like a start-up error (1). */
+#define EXIT_DIVERGED   1	/* replicas left the race or disagree */
+#define EXIT_ORDERS     2	/* orders refused by the port (not sent) */
+#define EXIT_JOURNAL    4	/* orders sent but not journalled */
 
 static int
 dump_book(const struct hgw_worker *w, uint32_t instruments, const char *path)
@@ -1156,7 +1058,7 @@ main(int argc, char **argv)
 	struct hgw_config conf;
 	struct rte_mempool *pool;
 	enum stop_reason why;
-	int rc, trade;
+	int rc, trade, status = 0;
 
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
@@ -1179,12 +1081,15 @@ main(int argc, char **argv)
 		    conf.rx_mode == HGW_RX_FANOUT ? " with [rx] mode = fanout" : "",
 		    txl ? " with [run] dedup = tx-lcore" : "",
 		    need, rte_lcore_count() - 1, need);
-	for (unsigned int i = 0; i < 2; i++)
+	for (unsigned int i = 0; i < 3; i++)
 		if (args.inject[i].worker != UINT32_MAX &&
 		    args.inject[i].worker >= conf.workers)
 			die("--inject-%s: no worker %u ([run] workers = %u)",
-			    i == 0 ? "stall" : "stop", args.inject[i].worker,
-			    conf.workers);
+			    i == 0 ? "stall" : i == 1 ? "stop" : "corrupt",
+			    args.inject[i].worker, conf.workers);
+	if (conf.digest_every & (conf.digest_every - 1))
+		die("bad value for [run] digest_every: %u (a power of two, or 0)",
+		    conf.digest_every);
 
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1194,6 +1099,8 @@ main(int argc, char **argv)
 	pool = ports_setup(&conf, trade);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
+	hgw_ctl_init(workers, conf.workers, &conf,
+		     trade ? &trading.tables : NULL);
 	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL,
 			   conf.latency_bits);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
@@ -1213,6 +1120,7 @@ main(int argc, char **argv)
 			    workers[i].lcore);
 
 	why = control_loop(workers, &conf, &trading);
+	hgw_ctl_close();
 	atomic_store_explicit(&hgw_stop, 1, memory_order_relaxed);
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
@@ -1312,6 +1220,10 @@ main(int argc, char **argv)
 		if (j->stall_us != 0)
 			printf("worker %u injected stalls %" PRIu64 " of %u us\n",
 			       i, j->stalls, j->stall_us);
+		if (j->corrupt_seq != 0)
+			printf("test: worker %u corrupted decision %" PRIu64
+			       " at seq %" PRIu64 "\n", i, j->corrupt_at,
+			       j->corrupt_seq);
 		if (workers[i].passive)
 			printf("worker %u went passive: the order pool ran dry "
 			       "([order] mbufs); it kept accounting, the others "
@@ -1328,15 +1240,44 @@ main(int argc, char **argv)
 			printf(", worker %u drops %" PRIu64, i, fanout.drops[i]);
 		printf("\n");
 	}
-	/* relaxed: the workers have been joined */
-	for (uint32_t i = 1; i < conf.workers; i++)
-		if (!atomic_load_explicit(&workers[i].shared.dead,
-					  memory_order_relaxed) &&
-		    !atomic_load_explicit(&workers[0].shared.dead,
-					  memory_order_relaxed))
-			printf("worker %u agrees with worker 0: %s\n", i,
-		       replicas_agree(&workers[0], &workers[i],
-				      conf.book.max_instruments) ? "yes" : "NO");
+	/* The replicas still racing at the end must agree with each other
+	 * (relaxed loads: the workers have been joined). */
+	uint32_t left = hgw_ctl_left(), ref = UINT32_MAX;
+
+	if (hgw_ctl_report(stdout) != 0)
+		status |= EXIT_DIVERGED;
+	for (uint32_t i = 0; i < conf.workers; i++) {
+		char what[160];
+		const char *d;
+
+		if (atomic_load_explicit(&workers[i].shared.dead,
+					 memory_order_relaxed) ||
+		    (left & (1u << i)))
+			continue;
+		if (ref == UINT32_MAX) {
+			ref = i;
+			continue;
+		}
+		d = replicas_differ(&workers[ref], &workers[i],
+				    conf.book.max_instruments, what,
+				    sizeof(what));
+		printf("worker %u agrees with worker %u: %s%s\n", i, ref,
+		       d == NULL ? "yes" : "NO: ", d == NULL ? "" : d);
+		if (d != NULL)
+			status |= EXIT_DIVERGED;
+	}
+	for (uint32_t i = 0; i < conf.workers; i++)
+		if (workers[i].out.tx.tx_full != 0)
+			status |= EXIT_ORDERS;
+	if (txl && txlcore.out.tx.tx_full != 0)
+		status |= EXIT_ORDERS;
+	for (uint32_t i = 0; i < conf.workers; i++)
+		if (workers[i].out.tx.journal_full != 0)
+			status |= EXIT_JOURNAL;
+	if (txl && txlcore.out.tx.journal_full != 0)
+		status |= EXIT_JOURNAL;
+	if (trading.journal != NULL && hgw_journal_failed(trading.journal) != 0)
+		status |= EXIT_JOURNAL;
 	if (trading.journal != NULL) {
 		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
 		       " failed\n", conf.journal,
@@ -1368,16 +1309,19 @@ main(int argc, char **argv)
 		rte_ring_free(fanout.rings[i]);
 		rte_ring_free(txlcore.rings[i]);
 	}
-	if (trading.table != NULL) {
-		pthread_mutex_lock(&table_writer);
-		live_table = NULL;
-		live_nreplicas = 0;
-		pthread_mutex_unlock(&table_writer);
+	hgw_ctl_fini();
+	if (trading.table != NULL)
 		hgw_table_set_free(&trading.tables);
-	}
 	rte_mempool_free(trading.tx_pool);
 	rte_free(trading.dedup);
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
+	if (status != 0) {
+		fprintf(stderr, "hedgewire: exit status %d:%s%s%s\n", 8 + status,
+			status & EXIT_DIVERGED ? " replicas diverged or disagree;" : "",
+			status & EXIT_ORDERS ? " orders refused by the port;" : "",
+			status & EXIT_JOURNAL ? " orders missing from the journal;" : "");
+		return 8 + status;
+	}
 	return 0;
 }

@@ -44,10 +44,13 @@ static int
 snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 	 struct hgw_snapshot *out)
 {
-	/* relaxed: only readers write req, and they hold tel_lock */
+	/* relaxed load: only readers write req, and they hold tel_lock */
 	uint32_t req = atomic_load_explicit(&c->req, memory_order_relaxed) + 1;
 
-	atomic_store_explicit(&c->req, req, memory_order_relaxed);
+	/* release: the previous reader's copy of the snapshot (made under
+	 * tel_lock, before this) happens-before the owner rewrites it; the
+	 * owner's acquire fence after it sees the new req pairs with this */
+	atomic_store_explicit(&c->req, req, memory_order_release);
 	for (int waited = 0; waited < SNAP_WAIT_US; waited += 50) {
 		/* acquire: pairs with the owner's release after its copy */
 		if (atomic_load_explicit(&c->done, memory_order_acquire) == req) {

@@ -13,6 +13,7 @@
 
 #include "journal.h"
 #include "worker.h"
+#include "hgw_table.h"
 
 _Atomic uint32_t hgw_stop;
 
@@ -222,7 +223,8 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 static inline void
 send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 {
-	struct rte_mbuf *m = likely(!w->passive) ? order_mbuf(w) : NULL;
+	struct rte_mbuf *m = likely(!(w->passive | w->left)) ? order_mbuf(w) :
+			     NULL;
 
 	if (unlikely(m == NULL))
 		return;
@@ -233,6 +235,44 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 		return;
 	w->spare = NULL;
 	build_order(w, m, d, w->batch_seq[i], w->batch_session[i]);
+}
+
+/* Fold a decision into the running digest: its trigger, the risk
+ * outcome, and every field the order is built from (the symbol comes from
+ * the book, the ClOrdID and UserRefNum from the trigger). */
+static inline void
+digest_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
+		enum hgw_risk_reject r)
+{
+	uint64_t x = w->digest;
+
+	x = hgw_digest_fold(x, w->feed.sessions[w->batch_session[i]].key);
+	x = hgw_digest_fold(x, w->batch_seq[i]);
+	x = hgw_digest_fold(x, (uint64_t)r << 56 | (uint64_t)d->side << 48 |
+			       (uint64_t)d->tif << 40 |
+			       (uint64_t)d->display << 32 | d->locate);
+	x = hgw_digest_fold(x, (uint64_t)d->price << 32 | d->quantity);
+	w->digest = x;
+	w->decisions++;
+}
+
+/* Risk on a decision, counted into the digest. Test-only: the
+ * corrupt_at-th decision gets one more share, as a replica with a bad
+ * memory or a bug would decide. */
+static inline int
+risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
+{
+	enum hgw_risk_reject r;
+
+	if (unlikely(w->inject.corrupt_at != 0) &&
+	    w->decisions + 1 == w->inject.corrupt_at) {
+		d->quantity++;
+		w->inject.corrupt_seq = w->batch_seq[i];
+	}
+	r = hgw_risk_check(w->risk, w->book, d,
+			   hgw_itch_timestamp(w->batch[i]));
+	digest_decision(w, i, d, r);
+	return r == HGW_RISK_PASS;
 }
 
 /* on_trigger with every stage stamped (one trigger in stage_every). */
@@ -248,9 +288,7 @@ on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d);
 	t2 = rte_rdtsc_precise();
 	if (go)
-		pass = hgw_risk_check(w->risk, w->book, &d,
-				      hgw_itch_timestamp(w->batch[i])) ==
-		       HGW_RISK_PASS;
+		pass = risk_pass(w, i, &d);
 	t3 = rte_rdtsc_precise();
 	hgw_hist_record(&w->stage_book, t1 - RTE_MIN(w->rx_tsc, t1));
 	hgw_hist_record(&w->lookup, t2 - t1);
@@ -272,12 +310,136 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	}
 	if (!hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d))
 		return;
-	if (hgw_risk_check(w->risk, w->book, &d,
-			   hgw_itch_timestamp(w->batch[i])) != HGW_RISK_PASS)
+	if (!risk_pass(w, i, &d))
 		return;
 	send_decision(w, i, &d);
 }
 
+/* Index of a session key among the sessions this worker has met, in the
+ * order it met them; -1 if not met. */
+static int
+session_index(const struct hgw_worker *w, uint64_t key)
+{
+	for (uint32_t s = 0; s < w->feed.nsessions; s++)
+		if (w->feed.sessions[s].key == key)
+			return (int)s;
+	return -1;
+}
+
+/* Take one event, on this worker's own state. */
+static void
+event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
+{
+	uint64_t key = w->feed.sessions[w->batch_session[i]].key;
+
+	if (e->id >= 1 && e->id <= HGW_EV_MAX)
+		w->ev_at[e->id - 1] = (struct hgw_ev_at){ key,
+							  w->batch_seq[i] };
+	w->ev_applied++;
+	switch (e->type) {
+	case HGW_EVENT_KILL:
+		if (w->risk != NULL)
+			hgw_risk_set_kill(w->risk, (int)e->arg);
+		break;
+	case HGW_EVENT_DISABLE:
+		if (w->risk != NULL)
+			hgw_risk_set_disabled(w->risk, e->symbol, (int)e->arg);
+		break;
+	case HGW_EVENT_LIMIT:
+		if (w->risk != NULL)
+			hgw_risk_set_limit(w->risk, (enum hgw_risk_limit)e->arg,
+					   e->value);
+		break;
+	case HGW_EVENT_PATCH:
+		if (w->table_rw != NULL)
+			hgw_table_patch_apply(w->table_rw, e->patch);
+		break;
+	case HGW_EVENT_LEAVE:
+		if (!w->left) {
+			w->left = 1;
+			w->left_reason = e->arg;
+			w->left_key = key;
+			w->left_seq = w->batch_seq[i];
+		}
+		break;
+	default:
+		break;
+	}
+}
+
+/* Take the events off the queue that the local array has room for. */
+static void
+events_pull(struct hgw_worker *w)
+{
+	while (w->ev_n < HGW_EV_LOCAL) {
+		uint32_t tail = (w->ev_head + w->ev_n) % HGW_EV_LOCAL;
+
+		if (rte_ring_sc_dequeue_elem(w->ev_ring, &w->ev_q[tail],
+					     sizeof(w->ev_q[0])) != 0)
+			break;
+		w->ev_n++;
+	}
+}
+
+/* Before message i of the batch is evaluated: take every event due. */
+static __rte_noinline void
+events_due(struct hgw_worker *w, uint32_t i)
+{
+	while (w->ev_n != 0) {
+		const struct hgw_event *e = &w->ev_q[w->ev_head];
+
+		if (!hgw_event_due(e->key, e->seq, session_index(w, e->key),
+				   w->batch_session[i], w->batch_seq[i]))
+			return;
+		event_apply(w, e, i);
+		w->ev_head = (w->ev_head + 1) % HGW_EV_LOCAL;
+		if (--w->ev_n == 0)
+			events_pull(w);	/* more may wait on the queue */
+	}
+}
+
+/* Events were announced: wait for their positions (the control plane
+ * stamps them right after its membarrier, control.c), then take them
+ * off the queue. A worker waits here only when it reaches a batch while
+ * an event is being stamped. */
+static __rte_noinline void
+events_take(struct hgw_worker *w, uint32_t announced)
+{
+	uint64_t t0 = 0;
+
+	/* acquire: pairs with the release of stamped after the enqueue */
+	while ((int32_t)(atomic_load_explicit(&w->in.stamped,
+					      memory_order_acquire) -
+			 announced) < 0) {
+		if (t0 == 0)
+			t0 = rte_rdtsc();
+		rte_pause();
+	}
+	if (t0 != 0) {
+		uint64_t d = rte_rdtsc() - t0;
+
+		w->ev_waits++;
+		if (d > w->ev_wait_max)
+			w->ev_wait_max = d;
+	}
+	w->ev_seen = announced;
+	events_pull(w);
+}
+
+/* A checkpoint: this worker's digest at (session, seq), for the control
+ * plane to compare with the other replicas'. */
+static __rte_noinline void
+checkpoint(struct hgw_worker *w, uint32_t i)
+{
+	struct hgw_ckpt c = {
+		.key = w->feed.sessions[w->batch_session[i]].key,
+		.seq = w->batch_seq[i],
+		.digest = w->digest,
+		.decisions = w->decisions,
+	};
+
+	hgw_ckpt_publish(&w->ckpt, &c);
+}
 
 /* Test-only: freeze here (busy, like a preempted or stalled core), then
  * draw the next stall point. */
@@ -301,8 +463,12 @@ after_msg(void *arg, uint32_t i, uint16_t locate)
 {
 	struct hgw_worker *w = arg;
 
+	if (unlikely(w->ev_n != 0))
+		events_due(w, i);
 	if (locate != 0 && w->table != NULL)
 		on_trigger(w, i, locate);
+	if (unlikely((w->batch_seq[i] & w->ckpt_mask) == 0))
+		checkpoint(w, i);
 	if (w->batch_last[i])
 		flush_tx(w);
 	if (unlikely(w->inject.countdown != 0) && --w->inject.countdown == 0)
@@ -316,6 +482,28 @@ after_msg(void *arg, uint32_t i, uint16_t locate)
 static inline void
 flush_batch(struct hgw_worker *w)
 {
+	uint32_t last = w->nbatch - 1, a;
+
+	if (w->nbatch == 0)
+		return;
+	/* Announce the batch's last message, then look for events (one
+	 * relaxed load when there is none). The release store and the
+	 * load may be reordered by the CPU (store buffer): the control
+	 * plane's membarrier between its announcement and its read of the
+	 * horizons makes that harmless (control.c). Without membarrier
+	 * the fence is here instead. */
+	atomic_store_explicit(&w->shared.horizon,
+			      (uint64_t)(w->batch_session[last] + 1) << 56 |
+			      (w->batch_seq[last] & HGW_HORIZON_SEQ_MASK),
+			      memory_order_release);
+	if (unlikely(w->ev_fence))
+		atomic_thread_fence(memory_order_seq_cst);
+	else
+		atomic_signal_fence(memory_order_seq_cst);	/* compiler */
+	/* relaxed: events_take's acquire orders what follows */
+	a = atomic_load_explicit(&w->in.announce, memory_order_relaxed);
+	if (unlikely(a != w->ev_seen))
+		events_take(w, a);
 	w->rx.book_changes += hgw_book_apply_bulk_fn(w->book, w->batch,
 						     w->nbatch, after_msg, w);
 	flush_tx(w);
@@ -551,11 +739,15 @@ snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
 	      uint64_t won, uint64_t lost)
 {
-	/* relaxed: the request carries no data for us */
+	/* relaxed: checked once per loop; on a change, the acquire fence
+	 * below pairs with the reader's release store of req, so the last
+	 * reader's copy of the snapshot happens-before we rewrite it */
 	uint32_t req = atomic_load_explicit(&c->req, memory_order_relaxed);
 
-	if (unlikely(req != c->seen))
+	if (unlikely(req != c->seen)) {
+		atomic_thread_fence(memory_order_acquire);
 		snapshot_take(c, snap, feed, s, won, lost, req);
+	}
 }
 
 int

@@ -19,6 +19,7 @@
 #include "pace.h"
 #include "hgw_book.h"
 #include "hgw_dedup.h"
+#include "hgw_event.h"
 #include "hgw_feed.h"
 #include "hgw_idio.h"
 #include "hgw_latency.h"
@@ -50,6 +51,13 @@ struct hgw_worker_tx_stats {
 	uint64_t pool_waits;    /* tx-lcore: spins waiting for an order mbuf */
 	uint64_t journal_full;  /* sent but not journalled (ring full) */
 };
+
+/* shared.horizon: the sequence number bits */
+#define HGW_HORIZON_SEQ_MASK ((UINT64_C(1) << 56) - 1)
+
+/* Events a worker holds off its queue, and records the position of. */
+#define HGW_EV_LOCAL 64
+#define HGW_EV_MAX 4096
 
 /* Orders built before a tx_burst is forced. */
 #define HGW_WORKER_TXQ 64
@@ -90,8 +98,10 @@ struct hgw_snapshot {
 };
 
 struct hgw_snap_ctl {
-	/* Requests so far; written by readers (under their own lock),
-	 * relaxed: it carries no data to the worker. */
+	/* Requests so far; written by readers (under their own lock) with
+	 * release, so that the last reader's copy is done before the owner
+	 * rewrites the snapshot (the owner loads it relaxed and fences with
+	 * acquire when it changed). */
 	_Atomic uint32_t req;
 	/* Last request served; release by the owner after the copy, acquire
 	 * by the reader before reading it. */
@@ -132,8 +142,12 @@ int hgw_txlcore_main(void *arg);
 /* Test-only fault injection (command line, off by default): a worker
  * freezes for stall_us at random messages (uniform gaps of 1 to
  * 2 x stall_every messages), or stops for good after stop_after frames
- * (at a frame boundary: its orders so far have left). */
+ * (at a frame boundary: its orders so far have left), or changes the
+ * quantity of its corrupt_at-th decision (a replica that decides
+ * differently, for the divergence check). */
 struct hgw_inject {
+	uint64_t corrupt_at;            /* decision number; 0 = never */
+	uint64_t corrupt_seq;           /* its trigger, once done */
 	uint32_t stall_us;
 	uint32_t stall_every;
 	uint32_t countdown;             /* messages to the next stall; 0 off */
@@ -186,7 +200,25 @@ struct hgw_worker {
 		/* 1 once the worker stopped for good on an injected fault;
 		 * relaxed, as at_end (it counts as ended). */
 		_Atomic uint32_t dead;
+		/* The last message of the batch the worker is about to
+		 * evaluate (or has evaluated): (session index + 1) << 56 |
+		 * sequence number; 0 before any. Release, stored before the
+		 * worker looks for announced events; the control plane
+		 * loads it with acquire (after a membarrier) to choose an
+		 * event position that no worker has passed (control.c). */
+		_Atomic uint64_t horizon;
 	} shared __rte_cache_aligned;
+	/* Written by the control plane, read by the worker (control.c):
+	 * events announced to it, and of those, stamped with their
+	 * position and queued on ev_ring. The worker loads announce
+	 * relaxed once per batch; on a change it loads stamped with
+	 * acquire (pairs with the control plane's release after the
+	 * enqueue). */
+	struct {
+		_Atomic uint32_t announce;
+		_Atomic uint32_t stamped;
+	} in __rte_cache_aligned;
+	struct hgw_ckpt_ring ckpt __rte_cache_aligned;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
 	struct hgw_snapshot snapshot;
 
@@ -212,6 +244,11 @@ struct hgw_worker {
 	struct rte_mbuf *spare;         /* the next order's mbuf, taken early */
 	/* 1 after the order pool ran dry: accounts, never sends again */
 	int passive;
+	/* 1 once out of the race (HGW_EVENT_LEAVE): accounts, never sends
+	 * again; why, and the message before which it left */
+	int left;
+	uint32_t left_reason;
+	uint64_t left_key, left_seq;
 	/* claim dedup shared by all workers (NULL: every copy is sent, or
 	 * the TX lcore chooses) */
 	struct hgw_dedup *dedup;
@@ -224,6 +261,27 @@ struct hgw_worker {
 	uint16_t tx_session[HGW_WORKER_TXQ];
 	struct hgw_sender out;
 	struct hgw_inject inject;
+
+	/* Control events (control.c, hgw_event.h): the SP/SC queue from
+	 * the control plane, announcements seen, and the events taken off
+	 * the queue and not yet due, in order (ev_q[ev_head..+ev_n)). */
+	struct rte_ring *ev_ring;
+	uint32_t ev_seen;
+	int ev_fence;                   /* no membarrier: fence per batch */
+	uint32_t ev_head, ev_n;
+	struct hgw_event ev_q[HGW_EV_LOCAL];
+	uint64_t ev_applied;            /* events taken */
+	uint64_t ev_waits;              /* batches that waited for a stamp */
+	uint64_t ev_wait_max;           /* the longest such wait, TSC */
+	/* where each event was taken: before message (key, seq) */
+	struct hgw_ev_at { uint64_t key, seq; } ev_at[HGW_EV_MAX];
+	/* own table replica, written only by patch events (NULL: shared
+	 * replicas, no live patches) */
+	struct hgw_table *table_rw;
+	/* running digest of every decision, and the checkpoint period
+	 * (mask: digest_every - 1; UINT64_MAX: off) */
+	uint64_t digest, decisions;
+	uint64_t ckpt_mask;
 
 	/* Messages of the current burst, pointing into its mbufs, with
 	 * their sequence number and session index into feed.sessions (the

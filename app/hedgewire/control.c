@@ -1,0 +1,898 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: control events at a feed position, and the replicas' digests.
+ *
+ * Every control-plane change a decision depends on (kill switch, disabled
+ * instruments, risk limits, table patches) becomes an event (hgw_event.h)
+ * that each worker takes on its own state just before the message at the
+ * event's feed position. The position is chosen so that no worker has
+ * evaluated a message at or past it, without the workers ever waiting for
+ * the control plane in the common case:
+ *
+ *   worker, per batch:  horizon = last message of the batch   (release)
+ *                       a = announce                          (relaxed)
+ *                       a changed: wait until stamped == a, take events
+ *                       evaluate the batch
+ *   control, per event: announce++ for every worker
+ *                       membarrier(PRIVATE_EXPEDITED)
+ *                       pos = (furthest horizon) + 1
+ *                       queue the event at pos; stamped = announce (release)
+ *
+ * membarrier makes every running worker thread execute a full barrier
+ * between the announcement and the reads of the horizons. So a worker
+ * whose load of announce missed the announcement made that load, and its
+ * horizon store before it, before that barrier: the control plane then
+ * sees that horizon, and the position lies past the batch the worker is
+ * evaluating. A worker whose load saw the announcement has not evaluated
+ * its batch yet and waits for the stamp (a few microseconds, counted as
+ * ev_waits). Without membarrier each worker fences per batch instead.
+ * Positions never go backwards, so each worker's queue is in position
+ * order.
+ *
+ * The kill switch therefore stops every replica at the message after the
+ * fastest replica's current batch: within one burst of it, and at the
+ * same message everywhere.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <linux/membarrier.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <rte_common.h>
+#include <rte_errno.h>
+#include <rte_lcore.h>
+#include <rte_log.h>
+#include <rte_ring.h>
+#include <rte_telemetry.h>
+
+#include "control.h"
+#include "hgw_cli.h"
+#include "hgw_risk.h"
+#include "hgw_table.h"
+
+RTE_LOG_REGISTER(hgw_ctl_logtype, hgw.ctl, INFO);
+#define RTE_LOGTYPE_HGW_CTL hgw_ctl_logtype
+
+/* Events queued per worker, not yet taken off by it. */
+#define EV_RING 1024
+
+struct ev_rec {
+	struct hgw_event ev;
+	char name[HGW_MOLD_SESSION_LEN];        /* the position's session */
+	uint32_t patch_count;
+	uint32_t targets;                       /* workers it was sent to */
+};
+
+static struct {
+	/* Serialises every writer of what follows: telemetry threads and
+	 * the control loop (off the fast path: workers never take it). */
+	pthread_mutex_t lock;
+	struct hgw_worker *w;
+	uint32_t n;
+	const struct hgw_config *c;
+	struct hgw_table_set *tables;   /* NULL: feed only / after fini */
+	int closed;
+	int membarrier;                 /* 1: registered; 0: workers fence */
+	FILE *log;
+	uint64_t next_id;
+	uint32_t nrec;
+	struct ev_rec rec[HGW_EV_MAX];
+	uint32_t npatches;
+	struct hgw_table_patch *patches[HGW_EV_MAX];
+	uint64_t last_key, last_seq;    /* the last position stamped */
+	/* the control plane's view of what the events set */
+	uint32_t kill;
+	uint64_t limits[HGW_RISK_LIMIT_MAX];
+	struct hgw_risk_conf rconf;
+	/* digest comparison */
+	uint32_t left_mask;             /* workers out of the race */
+	uint32_t left_reason[HGW_MAX_WORKERS];
+	struct hgw_ckpt left_at[HGW_MAX_WORKERS];
+	uint64_t compares, cmp_key, cmp_seq;
+} ctl = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+#define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
+
+static const char *
+limit_name(int k)
+{
+	return hgw_risk_limit_name((enum hgw_risk_limit)k);
+}
+
+static int
+worker_dead(uint32_t i)
+{
+	/* relaxed: a flag; a dead worker takes no more events */
+	return atomic_load_explicit(&ctl.w[i].shared.dead,
+				    memory_order_relaxed) != 0;
+}
+
+/* Is worker j's horizon (session index sj, seq qj) past worker b's? */
+static int
+horizon_later(uint32_t j, uint32_t sj, uint64_t qj, uint32_t b, uint32_t sb,
+	      uint64_t qb)
+{
+	uint64_t kj = ctl.w[j].feed.sessions[sj].key;
+	uint64_t kb = ctl.w[b].feed.sessions[sb].key;
+
+	if (kj == kb)
+		return qj > qb;
+	/* j met b's session before its own current one: j is later. The
+	 * sessions up to sj were written before j's release of horizon. */
+	for (uint32_t s = 0; s < sj; s++)
+		if (ctl.w[j].feed.sessions[s].key == kb)
+			return 1;
+	return 0;
+}
+
+/* The position just past the furthest horizon of any worker (after the
+ * membarrier). Dead and departed workers count too: that only moves the
+ * position later, and keeps positions monotonic. */
+static void
+stamp_position(struct ev_rec *r)
+{
+	uint32_t b = 0, bs = 0;
+	uint64_t bq = 0;
+	int found = 0;
+
+	for (uint32_t j = 0; j < ctl.n; j++) {
+		/* acquire: pairs with the worker's release; its sessions
+		 * table up to the published index is visible */
+		uint64_t h = atomic_load_explicit(&ctl.w[j].shared.horizon,
+						  memory_order_acquire);
+		uint32_t s = (uint32_t)(h >> 56);
+		uint64_t q = h & HGW_HORIZON_SEQ_MASK;
+
+		if (h == 0 || s == 0 || s > HGW_FEED_MAX_SESSIONS)
+			continue;
+		s--;
+		if (!found || horizon_later(j, s, q, b, bs, bq)) {
+			b = j;
+			bs = s;
+			bq = q;
+			found = 1;
+		}
+	}
+	if (!found) {
+		r->ev.key = 0;
+		r->ev.seq = 0;
+		memset(r->name, 0, sizeof(r->name));
+		return;
+	}
+	r->ev.key = ctl.w[b].feed.sessions[bs].key;
+	r->ev.seq = bq + 1;
+	memcpy(r->name, ctl.w[b].feed.sessions[bs].name, sizeof(r->name));
+	if (r->ev.key == ctl.last_key && r->ev.seq < ctl.last_seq)
+		r->ev.seq = ctl.last_seq;	/* never backwards */
+	ctl.last_key = r->ev.key;
+	ctl.last_seq = r->ev.seq;
+}
+
+static void
+log_event(const struct ev_rec *r)
+{
+	char desc[128];
+
+	if (ctl.log == NULL)
+		return;
+	hgw_event_describe(&r->ev, limit_name, r->patch_count, desc,
+			   sizeof(desc));
+	if (r->ev.type == HGW_EVENT_LEAVE) {
+		for (uint32_t i = 0; i < ctl.n; i++)
+			if (r->targets & (1u << i))
+				fprintf(ctl.log, "# worker %u %s\n", i, desc);
+		fflush(ctl.log);
+		return;
+	}
+	fprintf(ctl.log, "%" PRIu64 " ", r->ev.id);
+	if (r->ev.key == 0) {
+		fprintf(ctl.log, "-");
+	} else {
+		for (int i = 0; i < HGW_MOLD_SESSION_LEN; i++)
+			fprintf(ctl.log, "%02x", (uint8_t)r->name[i]);
+	}
+	fprintf(ctl.log, " %" PRIu64 " %s\n", r->ev.seq, desc);
+	if (r->ev.type == HGW_EVENT_PATCH) {
+		const struct hgw_table_dims *d = &ctl.tables->t[0].dims;
+
+		for (uint32_t i = 0; i < r->patch_count; i++) {
+			struct hgw_table_entry e;
+			uint64_t key;
+
+			if (hgw_table_patch_entry(r->ev.patch, i, &key, &e) != 0)
+				break;
+			fprintf(ctl.log, "+ %" PRIu64 " %" PRIu64 " %" PRIu64
+				" %c %u %c %c %d %u %u\n",
+				key / ((uint64_t)d->spreads * d->imbalances),
+				key / d->imbalances % d->spreads,
+				key % d->imbalances,
+				e.action ? e.action : '0', e.price_mode,
+				e.tif, e.display, e.price, e.quantity, e.tag);
+		}
+	}
+	fflush(ctl.log);
+}
+
+/* Send an event to the workers in targets, under ctl.lock. LEAVE needs
+ * no position (it is taken at once); every other event is stamped.
+ * 0, or -1 with err set (nothing was sent). */
+static int
+post(struct hgw_event *e, uint32_t targets, uint32_t patch_count, char *err,
+     size_t errlen)
+{
+	struct ev_rec *r;
+
+	if (ctl.closed || ctl.tables == NULL) {
+		snprintf(err, errlen, "not running");
+		return -1;
+	}
+	if (ctl.nrec == HGW_EV_MAX) {
+		snprintf(err, errlen, "too many events in one run (%u)",
+			 HGW_EV_MAX);
+		return -1;
+	}
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		if (worker_dead(i))
+			targets &= ~(1u << i);
+		else if ((targets & (1u << i)) &&
+			 rte_ring_free_count(ctl.w[i].ev_ring) == 0) {
+			snprintf(err, errlen, "busy: worker %u has %u events "
+				 "not taken yet; try again", i, EV_RING);
+			return -1;
+		}
+	}
+	r = &ctl.rec[ctl.nrec];
+	memset(r, 0, sizeof(*r));
+	r->ev = *e;
+	r->ev.id = ++ctl.next_id;
+	r->targets = targets;
+	r->patch_count = patch_count;
+	for (uint32_t i = 0; i < ctl.n; i++)
+		if (targets & (1u << i))
+			/* seq_cst: ordered before the barrier below */
+			atomic_fetch_add_explicit(&ctl.w[i].in.announce, 1,
+						  memory_order_seq_cst);
+	if (e->type != HGW_EVENT_LEAVE) {
+		/* every running worker thread passes a full barrier: a
+		 * horizon it stored before missing the announcement is
+		 * visible to the loads in stamp_position */
+		if (ctl.membarrier)
+			syscall(__NR_membarrier,
+				MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+		else
+			atomic_thread_fence(memory_order_seq_cst);
+		stamp_position(r);
+	}
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		if (!(targets & (1u << i)))
+			continue;
+		/* room was checked above; we are the only producer */
+		rte_ring_sp_enqueue_elem(ctl.w[i].ev_ring, &r->ev,
+					 sizeof(r->ev));
+		/* release: the queued event happens-before the worker's
+		 * acquire of stamped */
+		atomic_store_explicit(&ctl.w[i].in.stamped,
+			atomic_load_explicit(&ctl.w[i].in.announce,
+					     memory_order_relaxed),
+			memory_order_release);
+	}
+	ctl.nrec++;
+	*e = r->ev;
+	log_event(r);
+	return 0;
+}
+
+static uint32_t
+all_workers(void)
+{
+	return ctl.n >= 32 ? UINT32_MAX : (1u << ctl.n) - 1;
+}
+
+/* Reply with the event's id and position (or the error). */
+static void
+reply_event(struct rte_tel_data *d, int rc, const struct hgw_event *e,
+	    const char *err)
+{
+	char name[HGW_MOLD_SESSION_LEN + 1];
+
+	rte_tel_data_start_dict(d);
+	if (rc != 0) {
+		rte_tel_data_add_dict_string(d, "error", err);
+		return;
+	}
+	rte_tel_data_add_dict_u64(d, "event", e->id);
+	memcpy(name, ctl.rec[e->id - 1].name, HGW_MOLD_SESSION_LEN);
+	name[HGW_MOLD_SESSION_LEN] = '\0';
+	for (int i = 0; i < HGW_MOLD_SESSION_LEN; i++)
+		if (name[i] < 0x20 || name[i] > 0x7e)
+			name[i] = '.';
+	rte_tel_data_add_dict_string(d, "session", e->key ? name : "-");
+	rte_tel_data_add_dict_u64(d, "seq", e->seq);
+}
+
+/* Parse a whole unsigned decimal number (no sign, no base prefix). */
+static int
+parse_dec(const char *s, uint64_t max, uint64_t *v)
+{
+	char *end;
+
+	if (s == NULL || *s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	unsigned long long x = strtoull(s, &end, 10);
+	if (errno != 0 || *end != '\0' || x > max)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+/* /hgw/risk/kill[,0|1]: read, or set for every replica at one position. */
+static int
+tel_risk_kill(const char *cmd __rte_unused, const char *params,
+	      struct rte_tel_data *d)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL };
+	char err[128];
+	int rc;
+
+	if (params == NULL || *params == '\0') {
+		pthread_mutex_lock(&ctl.lock);
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_u64(d, "kill", ctl.kill);
+		pthread_mutex_unlock(&ctl.lock);
+		return 0;
+	}
+	if (strcmp(params, "0") != 0 && strcmp(params, "1") != 0) {
+		rte_tel_data_string(d, "usage: /hgw/risk/kill[,0|1]");
+		return 0;
+	}
+	e.arg = params[0] == '1';
+	pthread_mutex_lock(&ctl.lock);
+	rc = post(&e, all_workers(), 0, err, sizeof(err));
+	if (rc == 0)
+		ctl.kill = e.arg;
+	reply_event(d, rc, &e, err);
+	pthread_mutex_unlock(&ctl.lock);
+	if (rc == 0)
+		RTE_LOG(WARNING, HGW_CTL, "kill switch %s (event %" PRIu64
+			", seq %" PRIu64 ")\n", e.arg ? "ON" : "off", e.id,
+			e.seq);
+	return 0;
+}
+
+/* /hgw/risk/disable,SYMBOL,0|1: enable or disable one instrument. */
+static int
+tel_risk_disable(const char *cmd __rte_unused, const char *params,
+		 struct rte_tel_data *d)
+{
+	struct hgw_event e = { .type = HGW_EVENT_DISABLE };
+	const char *comma = params != NULL ? strchr(params, ',') : NULL;
+	size_t n = comma != NULL ? (size_t)(comma - params) : 0;
+	char err[128];
+	int rc;
+
+	if (comma == NULL || n == 0 || n > 8 || strcspn(params, " \t") < n ||
+	    (strcmp(comma + 1, "0") != 0 && strcmp(comma + 1, "1") != 0)) {
+		rte_tel_data_string(d, "usage: /hgw/risk/disable,SYMBOL,0|1 "
+				    "(1: disabled; SYMBOL 1-8 characters)");
+		return 0;
+	}
+	memcpy(e.symbol, params, n);
+	e.arg = comma[1] == '1';
+	pthread_mutex_lock(&ctl.lock);
+	rc = post(&e, all_workers(), 0, err, sizeof(err));
+	reply_event(d, rc, &e, err);
+	pthread_mutex_unlock(&ctl.lock);
+	return 0;
+}
+
+/* /hgw/risk/limit[,NAME,VALUE]: list the limits, or change one. */
+static int
+tel_risk_limit(const char *cmd __rte_unused, const char *params,
+	       struct rte_tel_data *d)
+{
+	struct hgw_event e = { .type = HGW_EVENT_LIMIT };
+	const char *comma = params != NULL ? strchr(params, ',') : NULL;
+	char name[32], err[128];
+	uint64_t v;
+	int k, rc;
+
+	if (params == NULL || *params == '\0') {
+		pthread_mutex_lock(&ctl.lock);
+		rte_tel_data_start_dict(d);
+		for (int i = 0; i < HGW_RISK_LIMIT_MAX; i++)
+			rte_tel_data_add_dict_u64(d, limit_name(i),
+						  ctl.limits[i]);
+		pthread_mutex_unlock(&ctl.lock);
+		return 0;
+	}
+	if (comma == NULL || (size_t)(comma - params) >= sizeof(name)) {
+		rte_tel_data_string(d, "usage: /hgw/risk/limit[,NAME,VALUE]");
+		return 0;
+	}
+	memcpy(name, params, (size_t)(comma - params));
+	name[comma - params] = '\0';
+	k = hgw_risk_limit_by_name(name);
+	if (k < 0 || parse_dec(comma + 1, UINT64_MAX, &v) != 0 ||
+	    hgw_risk_limit_valid(&ctl.rconf, (enum hgw_risk_limit)k, v) != 0) {
+		rte_tel_data_start_dict(d);
+		snprintf(err, sizeof(err), "bad limit '%s' (see /hgw/risk/limit "
+			 "for names; values within the [risk] ranges, "
+			 "max_orders_* at most their start-up value)", params);
+		rte_tel_data_add_dict_string(d, "error", err);
+		return 0;
+	}
+	e.arg = (uint32_t)k;
+	e.value = v;
+	pthread_mutex_lock(&ctl.lock);
+	rc = post(&e, all_workers(), 0, err, sizeof(err));
+	if (rc == 0)
+		ctl.limits[k] = v;
+	reply_event(d, rc, &e, err);
+	pthread_mutex_unlock(&ctl.lock);
+	return 0;
+}
+
+/* /hgw/table/patch,FILE: read and validate once, then every replica
+ * takes the whole patch at one position (no decision sees half of it). */
+static int
+tel_table_patch(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	struct hgw_event e = { .type = HGW_EVENT_PATCH };
+	struct hgw_table_patch *p;
+	struct hgw_table_dims dims;
+	char err[512];
+	int rc;
+
+	pthread_mutex_lock(&ctl.lock);
+	rc = ctl.closed ? -2 : ctl.tables == NULL ? -1 : 0;
+	if (rc == 0)
+		dims = ctl.tables->t[0].dims;	/* fixed for the run */
+	pthread_mutex_unlock(&ctl.lock);
+	if (rc == -2) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "error", "not running");
+		return 0;
+	}
+	if (rc != 0 || params == NULL || *params == '\0') {
+		rte_tel_data_string(d, rc != 0 ? "no table loaded ([table] file)" :
+				    "usage: /hgw/table/patch,FILE");
+		return 0;
+	}
+	/* outside the lock: a slow file never holds up other commands */
+	p = hgw_table_patch_load(params, &dims, HGW_TABLE_PATCH_MAX_BYTES, err,
+				 sizeof(err));
+	if (p == NULL) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "error", err);
+		return 0;
+	}
+	e.patch = p;
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.tables != NULL && ctl.tables->n < ctl.n) {
+		snprintf(err, sizeof(err), "live patches need one table replica "
+			 "per worker ([table] replicas = %u < %u workers)",
+			 ctl.tables->n, ctl.n);
+		rc = -1;
+	} else {
+		rc = post(&e, all_workers(), hgw_table_patch_count(p), err,
+			  sizeof(err));
+	}
+	if (rc == 0)
+		ctl.patches[ctl.npatches++] = p;	/* freed at fini */
+	reply_event(d, rc, &e, err);
+	if (rc == 0)
+		rte_tel_data_add_dict_u64(d, "entries", hgw_table_patch_count(p));
+	pthread_mutex_unlock(&ctl.lock);
+	if (rc != 0)
+		hgw_table_patch_free(p);
+	else
+		RTE_LOG(INFO, HGW_CTL, "table patch %s: %u entries (event %"
+			PRIu64 ")\n", params, hgw_table_patch_count(p), e.id);
+	return 0;
+}
+
+/* /hgw/table/entry,L,S,I[,R]: one entry of replica R, read as a worker
+ * reads it (under the entry's sequence count). */
+static int
+tel_table_entry(const char *cmd __rte_unused, const char *params,
+		struct rte_tel_data *d)
+{
+	uint64_t v[4] = { 0, 0, 0, 0 };
+	struct hgw_table_entry e;
+	char buf[128], c[2] = { 0, 0 };
+	char *tok, *save = NULL;
+	int n = 0, ok;
+
+	if (params != NULL && strlen(params) < sizeof(buf)) {
+		strcpy(buf, params);
+		for (tok = strtok_r(buf, ",", &save); tok != NULL && n < 5;
+		     tok = strtok_r(NULL, ",", &save))
+			if (n == 4 || parse_dec(tok, UINT32_MAX, &v[n++]) != 0)
+				n = 5;	/* too many or not a number */
+	}
+	pthread_mutex_lock(&ctl.lock);
+	const struct hgw_table *t = ctl.tables != NULL ? ctl.tables->t : NULL;
+
+	ok = t != NULL && (n == 3 || n == 4) && v[3] < ctl.tables->n &&
+	     v[0] < t->dims.instruments && v[1] < t->dims.spreads &&
+	     v[2] < t->dims.imbalances;
+	if (ok)
+		hgw_table_read(&t[v[3]], (v[0] * t->dims.spreads + v[1]) *
+			       t->dims.imbalances + v[2], &e);
+	pthread_mutex_unlock(&ctl.lock);
+	if (!ok) {
+		rte_tel_data_string(d, "usage: /hgw/table/entry,LOCATE,SPREAD,IMBALANCE[,REPLICA] (within the table)");
+		return 0;
+	}
+	rte_tel_data_start_dict(d);
+	c[0] = e.action ? (char)e.action : '0';
+	rte_tel_data_add_dict_string(d, "action", c);
+	rte_tel_data_add_dict_u64(d, "price_mode", e.price_mode);
+	c[0] = (char)e.tif;
+	rte_tel_data_add_dict_string(d, "tif", c);
+	c[0] = (char)e.display;
+	rte_tel_data_add_dict_string(d, "display", c);
+	rte_tel_data_add_dict_int(d, "price", e.price);
+	rte_tel_data_add_dict_u64(d, "quantity", e.quantity);
+	rte_tel_data_add_dict_u64(d, "tag", e.tag);
+	return 0;
+}
+
+/* /hgw/table: the loaded table's dimensions. */
+static int
+tel_table_info(const char *cmd __rte_unused, const char *params __rte_unused,
+	       struct rte_tel_data *d)
+{
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.tables != NULL) {
+		const struct hgw_table *t = &ctl.tables->t[0];
+
+		rte_tel_data_add_dict_u64(d, "instruments", t->dims.instruments);
+		rte_tel_data_add_dict_u64(d, "spreads", t->dims.spreads);
+		rte_tel_data_add_dict_u64(d, "imbalances", t->dims.imbalances);
+		rte_tel_data_add_dict_u64(d, "tick", t->dims.tick);
+		rte_tel_data_add_dict_u64(d, "entries", t->nentries);
+		rte_tel_data_add_dict_u64(d, "replicas", ctl.tables->n);
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return 0;
+}
+
+static void
+describe_rec(const struct ev_rec *r, char *buf, size_t len)
+{
+	char desc[96];
+	int n;
+
+	hgw_event_describe(&r->ev, limit_name, r->patch_count, desc,
+			   sizeof(desc));
+	n = snprintf(buf, len, "%s at ", desc);
+	if (r->ev.key == 0 || n < 0 || (size_t)n >= len) {
+		if (n >= 0 && (size_t)n < len)
+			snprintf(buf + n, len - (size_t)n, "the start");
+		return;
+	}
+	snprintf(buf + n, len - (size_t)n, "session %.10s seq %" PRIu64,
+		 r->name, r->ev.seq);
+	for (char *p = buf; *p; p++)
+		if (*p < 0x20 || *p > 0x7e)
+			*p = '.';
+}
+
+/* /hgw/events: how many, and the last ones with their positions. */
+static int
+tel_events(const char *cmd __rte_unused, const char *params __rte_unused,
+	   struct rte_tel_data *d)
+{
+	char name[32], buf[RTE_TEL_MAX_STRING_LEN];
+
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&ctl.lock);
+	rte_tel_data_add_dict_u64(d, "events", ctl.nrec);
+	for (uint32_t i = ctl.nrec > 64 ? ctl.nrec - 64 : 0; i < ctl.nrec;
+	     i++) {
+		if (ctl.rec[i].ev.type == HGW_EVENT_LEAVE)
+			continue;
+		snprintf(name, sizeof(name), "%" PRIu64, ctl.rec[i].ev.id);
+		describe_rec(&ctl.rec[i], buf, sizeof(buf));
+		rte_tel_data_add_dict_string(d, name, buf);
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return 0;
+}
+
+/* /hgw/replicas: which workers race, which left and why. */
+static int
+tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
+	     struct rte_tel_data *d)
+{
+	char name[32], buf[96];
+
+	rte_tel_data_start_dict(d);
+	pthread_mutex_lock(&ctl.lock);
+	rte_tel_data_add_dict_u64(d, "digest_compares", ctl.compares);
+	rte_tel_data_add_dict_u64(d, "membarrier", (uint64_t)ctl.membarrier);
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		snprintf(name, sizeof(name), "worker%u", i);
+		if (ctl.left_mask & (1u << i))
+			snprintf(buf, sizeof(buf), "left: %s at seq %" PRIu64,
+				 hgw_leave_reason_name(ctl.left_reason[i]),
+				 ctl.left_at[i].seq);
+		else
+			snprintf(buf, sizeof(buf), "%s",
+				 worker_dead(i) ? "stopped" : "racing");
+		rte_tel_data_add_dict_string(d, name, buf);
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return 0;
+}
+
+void
+hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
+	     struct hgw_table_set *tables)
+{
+	ctl.w = w;
+	ctl.n = n;
+	ctl.c = c;
+	ctl.tables = tables;
+	ctl.kill = c->kill;
+	memset(&ctl.rconf, 0, sizeof(ctl.rconf));
+	ctl.rconf.max_orders_instrument = c->max_orders_instrument;
+	ctl.rconf.max_orders_total = c->max_orders_total;
+	ctl.limits[HGW_RISK_LIMIT_MAX_QUANTITY] = c->max_quantity;
+	ctl.limits[HGW_RISK_LIMIT_MAX_NOTIONAL] = c->max_notional;
+	ctl.limits[HGW_RISK_LIMIT_COLLAR_BPS] = c->collar_bps;
+	ctl.limits[HGW_RISK_LIMIT_MAX_POSITION] = c->max_position;
+	ctl.limits[HGW_RISK_LIMIT_WINDOW_MS] = c->window_ms;
+	ctl.limits[HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT] =
+		c->max_orders_instrument;
+	ctl.limits[HGW_RISK_LIMIT_MAX_ORDERS_TOTAL] = c->max_orders_total;
+	ctl.membarrier = syscall(__NR_membarrier,
+				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
+				 0, 0) == 0;
+	for (uint32_t i = 0; i < n; i++) {
+		char name[RTE_RING_NAMESIZE];
+
+		snprintf(name, sizeof(name), "hgw_events_%u", i);
+		w[i].ev_ring = rte_ring_create_elem(name,
+			sizeof(struct hgw_event), EV_RING, rte_socket_id(),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (w[i].ev_ring == NULL)
+			die("cannot create the event queue of worker %u: %s", i,
+			    rte_strerror(rte_errno));
+		w[i].ev_fence = !ctl.membarrier;
+		w[i].digest = HGW_DIGEST_INIT;
+		w[i].ckpt_mask = c->digest_every != 0 ?
+				 (uint64_t)c->digest_every - 1 : UINT64_MAX;
+	}
+	if (tables == NULL)
+		return;
+	if (c->events_log[0] != '\0') {
+		ctl.log = fopen(c->events_log, "wx");
+		if (ctl.log == NULL && errno == EEXIST)
+			die("[run] events_log = %s: the file exists (never "
+			    "overwritten; remove it or choose another)",
+			    c->events_log);
+		if (ctl.log == NULL)
+			die("[run] events_log = %s: %s", c->events_log,
+			    strerror(errno));
+		fprintf(ctl.log, "# hedgewire events: id session(hex) seq "
+			"type args (README \"Control events\")\n");
+		fflush(ctl.log);
+	}
+	printf("events: %s\n", ctl.membarrier ?
+	       "positions chosen after a membarrier (no fence on the workers)" :
+	       "membarrier unavailable: workers fence once per batch");
+	rte_telemetry_register_cmd("/hgw/table/patch", tel_table_patch,
+		"Apply a table patch file to every replica at one feed position. Parameters: FILE");
+	rte_telemetry_register_cmd("/hgw/table/entry", tel_table_entry,
+		"One entry of the running table. Parameters: LOCATE,SPREAD,IMBALANCE[,REPLICA]");
+	rte_telemetry_register_cmd("/hgw/table", tel_table_info,
+		"Dimensions of the loaded pricing table. No parameters");
+	rte_telemetry_register_cmd("/hgw/risk/kill", tel_risk_kill,
+		"Read or set the kill switch (at one feed position). Parameters: [0|1]");
+	rte_telemetry_register_cmd("/hgw/risk/disable", tel_risk_disable,
+		"Disable (1) or enable (0) an instrument. Parameters: SYMBOL,0|1");
+	rte_telemetry_register_cmd("/hgw/risk/limit", tel_risk_limit,
+		"List the risk limits, or change one. Parameters: [NAME,VALUE]");
+	rte_telemetry_register_cmd("/hgw/events", tel_events,
+		"Control events and their feed positions. No parameters");
+	rte_telemetry_register_cmd("/hgw/replicas", tel_replicas,
+		"Which workers race, which left the race and why. No parameters");
+}
+
+/* Take worker i out of the race (under ctl.lock). */
+static void
+leave(uint32_t i, enum hgw_leave_reason why, const struct hgw_ckpt *at)
+{
+	struct hgw_event e = { .type = HGW_EVENT_LEAVE, .arg = why };
+	char err[128];
+
+	if (ctl.left_mask & (1u << i))
+		return;
+	if (post(&e, 1u << i, 0, err, sizeof(err)) != 0)
+		return;	/* closed or busy: the exit check still reports it */
+	ctl.left_mask |= 1u << i;
+	ctl.left_reason[i] = why;
+	ctl.left_at[i] = *at;
+	RTE_LOG(ERR, HGW_CTL, "worker %u leaves the race: %s at checkpoint "
+		"seq %" PRIu64 "\n", i, why == HGW_LEAVE_DIGEST ?
+		"its decisions differ from the other replicas'" :
+		"replicas differ and none has a majority", at->seq);
+}
+
+void
+hgw_ctl_poll(void)
+{
+	uint32_t idx[HGW_MAX_WORKERS], m = 0, slow = UINT32_MAX;
+	struct hgw_ckpt latest[HGW_MAX_WORKERS], c;
+	uint64_t dig[HGW_MAX_WORKERS];
+	uint8_t keep[HGW_MAX_WORKERS];
+
+	if (ctl.n < 2 || ctl.w[0].ckpt_mask == UINT64_MAX)
+		return;
+	pthread_mutex_lock(&ctl.lock);
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		if ((ctl.left_mask & (1u << i)) || worker_dead(i))
+			continue;
+		if (hgw_ckpt_latest(&ctl.w[i].ckpt, &latest[m]) != 0)
+			goto out;	/* not there yet, or being written */
+		idx[m++] = i;
+	}
+	if (m < 2)
+		goto out;
+	/* the slowest replica's latest checkpoint; replicas in different
+	 * sessions are compared once they are in the same one */
+	for (uint32_t k = 0; k < m; k++) {
+		if (latest[k].key != latest[0].key)
+			goto out;
+		if (slow == UINT32_MAX || latest[k].seq < latest[slow].seq)
+			slow = k;
+	}
+	c = latest[slow];
+	if (c.key == ctl.cmp_key && c.seq == ctl.cmp_seq)
+		goto out;	/* compared already */
+	for (uint32_t k = 0; k < m; k++) {
+		struct hgw_ckpt o;
+
+		/* a replica 64 checkpoints ahead has overwritten it: the
+		 * next round compares a later one (the digest runs on) */
+		if (hgw_ckpt_find(&ctl.w[idx[k]].ckpt, c.key, c.seq, &o) != 0)
+			goto out;
+		dig[k] = o.digest;
+	}
+	ctl.compares++;
+	ctl.cmp_key = c.key;
+	ctl.cmp_seq = c.seq;
+	if (hgw_digest_vote(dig, m, keep) == m)
+		goto out;
+	for (uint32_t k = 0; k < m; k++)
+		if (!keep[k])
+			leave(idx[k], hgw_digest_vote(dig, m, keep) != 0 ?
+			      HGW_LEAVE_DIGEST : HGW_LEAVE_NO_MAJORITY, &c);
+out:
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+void
+hgw_ctl_close(void)
+{
+	pthread_mutex_lock(&ctl.lock);
+	ctl.closed = 1;
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+uint32_t
+hgw_ctl_left(void)
+{
+	uint32_t m;
+
+	pthread_mutex_lock(&ctl.lock);
+	m = ctl.left_mask;
+	pthread_mutex_unlock(&ctl.lock);
+	return m;
+}
+
+int
+hgw_ctl_report(FILE *out)
+{
+	char buf[160];
+	int bad = 0;
+	uint32_t shown = 0;
+
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.nrec != 0 || ctl.left_mask != 0)
+		fprintf(out, "events: %u issued; digests compared %" PRIu64
+			" times\n", ctl.nrec, ctl.compares);
+	else if (ctl.n > 1 && ctl.tables != NULL)
+		fprintf(out, "events: none; digests compared %" PRIu64
+			" times\n", ctl.compares);
+	for (uint32_t r = 0; r < ctl.nrec; r++) {
+		const struct ev_rec *e = &ctl.rec[r];
+		uint32_t took = 0, same = 1, racing = 0, first = UINT32_MAX;
+
+		if (e->ev.type == HGW_EVENT_LEAVE || e->ev.id > HGW_EV_MAX)
+			continue;
+		for (uint32_t i = 0; i < ctl.n; i++) {
+			const struct hgw_ev_at *a = &ctl.w[i].ev_at[e->ev.id - 1];
+
+			if (!(e->targets & (1u << i)) ||
+			    (ctl.left_mask & (1u << i)) || worker_dead(i))
+				continue;
+			racing++;
+			if (a->key == 0 && a->seq == 0)
+				continue;	/* not reached */
+			took++;
+			if (first == UINT32_MAX)
+				first = i;
+			else if (memcmp(a, &ctl.w[first].ev_at[e->ev.id - 1],
+					sizeof(*a)) != 0)
+				same = 0;
+		}
+		/* replicas that took it must all have, at one message */
+		if (!same || (took != 0 && took != racing))
+			bad = 1;
+		if (shown++ < 32 || !same || (took != 0 && took != racing)) {
+			describe_rec(e, buf, sizeof(buf));
+			fprintf(out, "event %" PRIu64 " %s: taken by %u of %u "
+				"replicas%s\n", e->ev.id, buf, took, racing,
+				took == 0 ? " (position not reached)" :
+				!same || took != racing ?
+				", NOT at the same message" :
+				" before the same message");
+		}
+	}
+	if (shown > 32)
+		fprintf(out, "(%u more events: see the events log)\n",
+			shown - 32);
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		const struct hgw_worker *w = &ctl.w[i];
+
+		if (!(ctl.left_mask & (1u << i)))
+			continue;
+		bad = 1;
+		fprintf(out, "worker %u LEFT THE RACE: %s at checkpoint seq %"
+			PRIu64 " (digest %016" PRIx64 "); it sent nothing from "
+			"seq %" PRIu64 " on\n", i,
+			ctl.left_reason[i] == HGW_LEAVE_DIGEST ?
+			"its decisions differ from the majority's" :
+			"replicas differ and none has a majority",
+			ctl.left_at[i].seq, ctl.left_at[i].digest,
+			w->left ? w->left_seq : 0);
+	}
+	for (uint32_t i = 0; i < ctl.n; i++)
+		if (ctl.w[i].ev_waits != 0)
+			fprintf(out, "worker %u waited for an event's position "
+				"%" PRIu64 " times (longest %.1f us)\n", i,
+				ctl.w[i].ev_waits, (double)ctl.w[i].ev_wait_max *
+				1e6 / (double)rte_get_tsc_hz());
+	pthread_mutex_unlock(&ctl.lock);
+	return bad ? -1 : 0;
+}
+
+void
+hgw_ctl_fini(void)
+{
+	pthread_mutex_lock(&ctl.lock);
+	ctl.closed = 1;
+	ctl.tables = NULL;
+	for (uint32_t i = 0; i < ctl.npatches; i++)
+		hgw_table_patch_free(ctl.patches[i]);
+	ctl.npatches = 0;
+	if (ctl.log != NULL)
+		fclose(ctl.log);
+	ctl.log = NULL;
+	pthread_mutex_unlock(&ctl.lock);
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		rte_ring_free(ctl.w[i].ev_ring);
+		ctl.w[i].ev_ring = NULL;
+	}
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: control events at a feed position, the replicas' digests
+ * compared while running, and the table and risk telemetry commands.
+ */
+#ifndef HGW_APP_CONTROL_H
+#define HGW_APP_CONTROL_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+#include "worker.h"
+
+/* Set up for workers w[0..n-1] (already initialised, not launched):
+ * their event queues, membarrier (or the per-batch fence fallback), the
+ * events log, and the telemetry commands /hgw/risk/kill,
+ * /hgw/risk/disable, /hgw/risk/limit, /hgw/table, /hgw/table/entry,
+ * /hgw/table/patch, /hgw/events and /hgw/replicas. tables: the replicas
+ * (NULL: feed only, no events). Exits with one line on failure. */
+void hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
+		  struct hgw_table_set *tables);
+
+/* From the control loop (main lcore), every millisecond: compare the
+ * replicas' digests at their latest common checkpoint and take any that
+ * differs out of the race. */
+void hgw_ctl_poll(void);
+
+/* No more events from now on (before the workers are stopped). */
+void hgw_ctl_close(void);
+
+/* After the join: print every event with its position and whether each
+ * live replica took it before the same message, and the replicas that
+ * left the race. Returns 0 when everything agreed, -1 otherwise. */
+int hgw_ctl_report(FILE *out);
+
+/* Workers out of the race so far (after the join: final). */
+uint32_t hgw_ctl_left(void);
+
+/* Before the tables are freed: telemetry stops reading them; the patches
+ * are freed and the events log closed. */
+void hgw_ctl_fini(void);
+
+#endif /* HGW_APP_CONTROL_H */
