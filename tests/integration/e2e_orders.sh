@@ -46,10 +46,28 @@ hedged_reference() {
 	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
 }
 
+# events_reference: the expected orders ($want of them) given the events
+# hedgewire logged in $T/events.log, and its counters equal to the
+# reference's (worker 0's summary; every racing replica agrees with it).
+events_reference() {
+	$REF --feed "$T/feed.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
+		--events "$T/events.log" --out "$T/expected.pcap" \
+		--summary "$T/ref.txt" >/dev/null 2>"$T/ref.err" ||
+		fail "reference evaluator failed on the events log: $(cat "$T/ref.err")"
+	want=$(awk '$1 == "orders" { print $2 }' "$T/ref.txt")
+	local key v
+	while read -r key v; do
+		[ "$key" = orders ] || expect_eq "$key (hedgewire vs reference with events)" \
+			"$(value "$key")" "$v"
+	done <"$T/ref.txt"
+}
+
 # hedged_run N MODE [hedgewire args]: N workers in dedup MODE on the feed;
 # checks the orders that left against $T/expected.pcap ($want orders).
+# With DRIVE set (tel_driver.py arguments), telemetry commands are sent
+# while it runs, and the expectation is recomputed from the events log.
 hedged_run() {
-	local n=$1 mode=$2 lcores="--lcores=0@0" rx="" tx="" i nl
+	local n=$1 mode=$2 lcores="--lcores=0@0" rx="" tx="" i nl drv=""
 	shift 2
 	nl=$((n + 1))
 	[ "$mode" != tx-lcore ] || nl=$((nl + 1))	# the TX lcore
@@ -60,15 +78,32 @@ hedged_run() {
 		[ "$mode" = tx-lcore ] || tx+=",tx_pcap=$T/out$i.pcap"
 	done
 	[ "$mode" != tx-lcore ] || tx=",tx_pcap=$T/out0.pcap"
+	rm -f "$T/events.log"
+	if [ -n "${DRIVE:-}" ]; then
+		# shellcheck disable=SC2086
+		python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
+			$DRIVE >"$T/driver.out" 2>&1 &
+		drv=$!
+		set -- "$@" --set run.events_log="$T/events.log"
+	fi
 	run_hw "$lcores" "net_pcap0$rx$tx" -c "$T/conf.ini" \
 		--set run.workers="$n" --set run.dedup="$mode" \
 		--set run.idle_timeout_ms=0 "$@" ||
-		fail "$n workers, $mode: hedgewire exited $?: $(cat "$T/err")"
+		fail "$n workers, $mode: hedgewire exited $?: $(cat "$T/err") $(grep -i 'left\|NOT\|NO:' "$T/out")"
+	if [ -n "$drv" ]; then
+		wait "$drv" || fail "telemetry driver: $(tail -4 "$T/driver.out")"
+		events_reference
+		grep -q "NOT at the same message" "$T/out" &&
+			fail "$n workers, $mode: an event was taken at different messages"
+		echo "  $(tail -1 "$T/driver.out" | sed 's/tel_driver: //') sent;" \
+			"$(grep -c '^[0-9]' "$T/events.log") in the log; reference:" \
+			"$want orders, $(awk '$1 == "reject_kill_switch" { print $2 }' "$T/ref.txt") kill rejects"
+	fi
 	local dead
 	dead=$(sed -n 's/^worker \([0-9]*\) stopped (injected).*/\1/p' "$T/out")
 	[ -n "$dead" ] || [ "$(grep -c "agrees with worker 0: yes" "$T/out")" = $((n - 1)) ] ||
 		fail "$n workers, $mode: replicas disagree"
-	local sent=("$T"/out*.pcap)
+	sent=("$T"/out*.pcap)	# the caller may check them too
 	if [ "$mode" = downstream ]; then
 		# every copy left; the bump in the wire keeps the first ones
 		[ -n "$dead" ] || expect_eq "$n workers, downstream: journal (every copy)" \
@@ -208,20 +243,23 @@ sigterm)
 	echo "  stopped $when after $msgs messages; $orders orders, all journalled"
 	;;
 table-patch)
-	# Live update through telemetry while hedgewire runs: every entry of
-	# a patch file reads back, through the workers' consistent read,
-	# with the patched values; a bad patch changes nothing.
+	# Live update through telemetry while hedgewire replays the feed: a
+	# patch is read and validated once, every replica takes it before the
+	# same message, and every entry of it then reads back, through the
+	# workers' consistent read, with the patched values; a bad patch
+	# changes nothing. The kill switch at run time answers with the feed
+	# position it takes effect at.
 	command -v dpdk-telemetry.py >/dev/null || { echo "SKIP: no dpdk-telemetry.py"; exit 77; }
 	"$TABLEGEN" -q --patch "$T/patch.txt" --patch-count 25 --instruments 64 \
 		--spreads 8 --imbalances 8 --seed 77
 	conf
 	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
-	# two replicas of the table: a patch must reach both
-	sed -i "s|^file = .*|&\nreplicas = 2|" "$T/conf.ini"
+	printf 'workers = 2\nevents_log = %s\n[replay]\npace = rate\npps = 4000\n' \
+		"$T/events.log" >>"$T/conf.ini"
 	# shellcheck disable=SC2086
-	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--log-level=error \
-		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" -- \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
 		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
 	pid=$!
 	tel() { echo "$1" | dpdk-telemetry.py -f "$PREFIX" 2>&1 | grep '^{'; }
@@ -230,13 +268,16 @@ table-patch)
 		sleep 0.2
 	done
 	tel /hgw/table | grep -q '"entries": 4096' || { kill "$pid"; fail "telemetry: $(tel /hgw/table)"; }
+	sleep 0.5	# the feed is flowing
 	printf '0 0 0 X 0 0 Y 0 1 1\n' >"$T/bad.txt"
 	before=$(tel /hgw/table/entry,0,0,0)
 	tel "/hgw/table/patch,$T/bad.txt" | grep -q '"error"' || { kill "$pid"; fail "bad patch accepted"; }
 	expect_eq "entry after a refused patch" "$(tel /hgw/table/entry,0,0,0)" "$before"
 	res=$(tel "/hgw/table/patch,$T/patch.txt")
 	echo "  $res"
-	echo "$res" | grep -q '"applied": 25' || { kill "$pid"; fail "patch: $res"; }
+	echo "$res" | grep -q '"event": 1, "session": "[^"]*", "seq": [1-9][0-9]*, "entries": 25' ||
+		{ kill "$pid"; fail "patch: $res"; }
+	sleep 0.3	# the feed passes the patch's position
 	checked=0
 	# the last line for an entry wins; check each entry's final value
 	grep -v '^#' "$T/patch.txt" | awk '{ last[$1 " " $2 " " $3] = $0 }
@@ -250,14 +291,164 @@ table-patch)
 			checked=$((checked + 1))
 		done
 	done <"$T/final.txt"
+	# an index beyond 2^32 is refused, not wrapped to 0
+	tel "/hgw/table/entry,4294967296,0,0" | grep -q usage || fail "entry index 2^32 accepted"
 	# the kill switch at run time
 	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 0}}'
-	expect_eq "kill switch on" "$(tel /hgw/risk/kill,1)" '{"/hgw/risk/kill": {"kill": 1}}'
+	tel /hgw/risk/kill,1 | grep -q '"event": 2, "session": "[^"]*", "seq": [1-9]' || fail "kill switch on: $(tel /hgw/risk/kill)"
 	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 1}}'
 	tel /hgw/risk/kill,maybe | grep -q usage || fail "bad kill value accepted"
+	tel /hgw/events | grep -q '"2": "kill 1 at session' || fail "events: $(tel /hgw/events)"
 	kill -TERM "$pid"
-	wait "$pid" || fail "exit status $? after SIGTERM"
-	echo "  $checked patched entries (2 replicas) read back through the running process; kill switch set at run time"
+	wait "$pid" || fail "exit status $? after SIGTERM: $(cat "$T/err")"
+	grep -q "event 1 patch 25 at session .*: taken by 2 of 2 replicas before the same message" "$T/out" ||
+		fail "patch not taken by both replicas at one message: $(grep '^event' "$T/out")"
+	expect_eq "patch lines in the events log" "$(grep -c '^+ ' "$T/events.log")" 25
+	echo "  $checked patched entries (2 replicas) read back through the running process;" \
+		"$(grep '^event 1' "$T/out")"
+	;;
+patch-refuse)
+	# What is not a regular file, or too large, is refused in one line,
+	# nothing is applied, and telemetry keeps answering (a FIFO with no
+	# writer must not block it).
+	command -v dpdk-telemetry.py >/dev/null || { echo "SKIP: no dpdk-telemetry.py"; exit 77; }
+	conf
+	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" -- \
+		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
+	pid=$!
+	tel() { echo "$1" | timeout 10 dpdk-telemetry.py -f "$PREFIX" 2>&1 | grep '^{'; }
+	for _ in $(seq 50); do
+		tel /hgw/table | grep -q entries && break
+		sleep 0.2
+	done
+	mkdir "$T/dir"
+	mkfifo "$T/fifo"
+	awk 'BEGIN { for (i = 0; i < 60000; i++) print "0 0 0 B 0 0 Y 100 1 1" }' >"$T/big.txt"
+	before=$(tel /hgw/table/entry,0,0,0)
+	for f in "$T/dir" /dev/zero "$T/fifo" "$T/big.txt" "$T/none.txt"; do
+		res=$(tel "/hgw/table/patch,$f")
+		echo "$res" | grep -q '"error"' || { kill "$pid"; fail "patch $f accepted: $res"; }
+		echo "  refused: $res"
+		tel /hgw/table | grep -q '"entries": 4096' || { kill "$pid"; fail "telemetry stopped answering after $f"; }
+	done
+	expect_eq "entry after refused patches" "$(tel /hgw/table/entry,0,0,0)" "$before"
+	tel /hgw/events | grep -q '"events": 0' || fail "an event was issued: $(tel /hgw/events)"
+	kill -TERM "$pid"
+	wait "$pid" || fail "exit status $? after SIGTERM: $(cat "$T/err")"
+	;;
+events|events-stall)
+	# Kill switch, instrument disable and risk-limit changes sent through
+	# telemetry at random instants while a paced replay runs, with 2, 3
+	# and 4 hedged workers in every dedup mode (events-stall: worker 1
+	# frozen 1 ms at random messages as well). The orders that left
+	# equal, byte for byte, the reference's given the logged event
+	# positions, and no instrument's position ever passes its limit.
+	command -v dpdk-telemetry.py >/dev/null || { echo "SKIP: no dpdk-telemetry.py"; exit 77; }
+	syms=$(awk '$1 == "bbo" { print $3 }' "$T/truth" | head -3)
+	cmds=(--cmd /hgw/risk/kill,1 --cmd /hgw/risk/kill,0)
+	for sym in $syms; do cmds+=(--cmd "/hgw/risk/disable,$sym,1"); done
+	cmds+=(--cmd /hgw/risk/limit,max_quantity,400 --cmd /hgw/risk/kill,1
+	       --cmd /hgw/risk/limit,max_orders_total,40 --cmd /hgw/risk/kill,0)
+	for sym in $syms; do cmds+=(--cmd "/hgw/risk/disable,$sym,0"); done
+	cmds+=(--cmd /hgw/risk/limit,max_quantity,10000
+	       --cmd /hgw/risk/limit,max_orders_total,4000)
+	hedged_reference
+	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
+		"window_ms = 50" "max_position = 300"
+	stall=()
+	[ "$SCENARIO" = events ] || stall=(--inject-stall 1,1000,3000)
+	seed=1
+	for run in 2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore \
+		   2:downstream 3:downstream 4:downstream; do
+		n=${run%%:*} mode=${run#*:}
+		DRIVE="${cmds[*]} --seed $seed --gap-ms 1,15 --duration 4"
+		seed=$((seed + 1))
+		hedged_run "$n" "$mode" --set replay.pace=rate \
+			--set replay.pps=25000 "${stall[@]}"
+		DRIVE=
+		for key in reject_kill_switch reject_instrument_disabled \
+			   reject_position_limit orders; do
+			[ "$(awk -v k=$key '$1 == k { print $2 }' "$T/ref.txt")" -gt 0 ] ||
+				fail "$n workers, $mode: no $key in this run: the test means little"
+		done
+		python3 "$SRCDIR/tests/ref/positions.py" --max-position 300 \
+			"${sent[@]}" >"$T/pos.txt" ||
+			fail "$n workers, $mode: a position passed its limit: $(cat "$T/pos.txt")"
+	done
+	;;
+events-patch)
+	# A live patch while 3 workers run, one of them frozen now and then:
+	# every replica takes it before the same message, and the orders that
+	# left equal the reference's given the logged position.
+	command -v dpdk-telemetry.py >/dev/null || { echo "SKIP: no dpdk-telemetry.py"; exit 77; }
+	"$TABLEGEN" -q --patch "$T/patch1.txt" --patch-count 400 --instruments 64 \
+		--spreads 8 --imbalances 8 --seed 78
+	"$TABLEGEN" -q --patch "$T/patch2.txt" --patch-count 400 --instruments 64 \
+		--spreads 8 --imbalances 8 --seed 79
+	hedged_reference
+	for mode in claim tx-lcore downstream; do
+		DRIVE="--cmd /hgw/table/patch,$T/patch1.txt --cmd /hgw/table/patch,$T/patch2.txt --seed 3 --gap-ms 50,150 --duration 4"
+		hedged_run 3 "$mode" --set replay.pace=rate --set replay.pps=25000 \
+			--inject-stall 1,2000,2000
+		DRIVE=
+		grep -q "^event 1 patch 400 at .*: taken by 3 of 3 replicas before the same message" "$T/out" ||
+			fail "$mode: $(grep '^event' "$T/out")"
+		grep '^event [0-9]' "$T/out" | grep -v "taken by 3 of 3 replicas before the same message" |
+			grep -v "position not reached" && fail "$mode: a patch was not taken alike"
+		echo "  $mode: $(grep -c '^event [0-9]' "$T/out") patches, each taken by 3 of 3 replicas before the same message"
+	done
+	;;
+events-corrupt)
+	# One decision of one replica corrupted (test injection): the digest
+	# comparison takes it out of the race within one comparison period,
+	# it sends nothing from then on, and the exit status says so. With
+	# two replicas nobody has a majority: both leave.
+	hedged_reference
+	for n in 3 2; do
+		rm -f "$T"/out*.pcap
+		rx="" tx="" lcores="--lcores=0@0"
+		for ((i = 0; i < n; i++)); do
+			rx+=",rx_pcap=$T/feed.pcap" tx+=",tx_pcap=$T/out$i.pcap"
+			lcores+=",$((i + 1))@$(((i + 1) % 2))"
+		done
+		rc=0
+		run_hw "$lcores" "net_pcap0$rx$tx" -c "$T/conf.ini" \
+			--set run.workers="$n" --set run.idle_timeout_ms=0 \
+			--set replay.pace=rate --set replay.pps=25000 \
+			--inject-corrupt 1,200 || rc=$?
+		expect_eq "$n workers: exit status" "$rc" 9
+		grep -q "exit status 9: replicas diverged" "$T/err" || fail "stderr: $(cat "$T/err")"
+		at=$(sed -n 's/^test: worker 1 corrupted decision 200 at seq \([0-9]*\)$/\1/p' "$T/out")
+		[ -n "$at" ] || fail "no corruption reported: $(grep -i corrupt "$T/out")"
+		if [ "$n" = 3 ]; then
+			leavers=1
+			grep -q "^worker 1 LEFT THE RACE: its decisions differ from the majority's" "$T/out" ||
+				fail "worker 1 did not leave: $(grep -i 'left\|agree' "$T/out")"
+			grep -q "^worker 2 agrees with worker 0: yes" "$T/out" || fail "workers 0 and 2 disagree"
+		else
+			leavers="0 1"
+		fi
+		for w in $leavers; do
+			line=$(grep "^worker $w LEFT THE RACE" "$T/out") ||
+				fail "worker $w did not leave: $(grep -i left "$T/out")"
+			ck=$(echo "$line" | sed -n 's/.* at checkpoint seq \([0-9]*\) .*/\1/p')
+			from=$(echo "$line" | sed -n 's/.* sent nothing from seq \([0-9]*\) on$/\1/p')
+			# caught at a checkpoint after the corruption, within one
+			# period (digest_every) plus what one control-loop
+			# millisecond lets the slowest replica run on
+			[ "$ck" -ge "$at" ] && [ $((ck - at)) -le $((1024 + 2000)) ] ||
+				fail "worker $w: corrupted at seq $at, caught at checkpoint $ck"
+			$CMP --decode "$T/out$w.pcap" >"$T/decoded" || true
+			last=$(sed -n 's/.*UserRefNum=\([0-9]*\).*/\1/p' "$T/decoded" | sort -n | tail -1)
+			[ -z "$last" ] || [ "$last" -lt "$from" ] ||
+				fail "worker $w sent trigger $last after leaving at seq $from"
+			echo "  $n workers: worker $w corrupted at seq $at, caught at checkpoint $ck, silent from seq $from (last order sent: ${last:-none})"
+		done
+	done
 	;;
 hedged|stall|worker-stop)
 	# N hedged workers, each with its own RX queue (the whole feed) and
