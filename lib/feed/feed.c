@@ -53,6 +53,7 @@ hgw_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf)
 		return -EINVAL;
 	memset(f, 0, sizeof(*f));
 	f->conf = *conf;
+	f->current = -1;
 	return 0;
 }
 
@@ -111,21 +112,93 @@ hgw_feed_session_key(const char name[HGW_MOLD_SESSION_LEN])
 	return (h & ~SESSION_KEY_PACKED) | SESSION_KEY_HASHED;
 }
 
-/* Session slot for a 10-byte name, adding it on first sight. A feed has
- * one session a day (two around midnight), so a short linear scan. */
+/* Session slot of a 10-byte name, or NULL if not met. A feed has one
+ * session a day (two around midnight), so a short linear scan. */
 static inline struct hgw_feed_session *
 session_find(struct hgw_feed *f, const uint8_t *name)
 {
 	for (uint32_t i = 0; i < f->nsessions; i++)
 		if (memcmp(f->sessions[i].name, name, HGW_MOLD_SESSION_LEN) == 0)
 			return &f->sessions[i];
-	if (f->nsessions == HGW_FEED_MAX_SESSIONS)
+	return NULL;
+}
+
+/* A session not met before: may it become the current one? Only when
+ * there is none, or the current one has ended, or (session_confirm) it
+ * has sent that many consecutive packets in sequence. Returns the new
+ * slot, or NULL with *why set (the packet is dropped). */
+static struct hgw_feed_session *
+session_new(struct hgw_feed *f, const uint8_t *name, uint64_t seq,
+	    uint32_t blocks, enum hgw_feed_drop *why)
+{
+	struct hgw_feed_session *s;
+
+	if (f->current >= 0 && !f->sessions[f->current].ended) {
+		if (f->conf.session_confirm == 0) {
+			*why = HGW_FEED_DROP_MOLD_NEW_SESSION;
+			return NULL;
+		}
+		if (f->cand_packets == 0 ||
+		    memcmp(f->cand_name, name, HGW_MOLD_SESSION_LEN) != 0 ||
+		    seq != f->cand_next) {
+			memcpy(f->cand_name, name, HGW_MOLD_SESSION_LEN);
+			f->cand_packets = 0;
+		}
+		f->cand_packets++;
+		f->cand_next = seq + blocks;
+		if (f->cand_packets < f->conf.session_confirm) {
+			*why = HGW_FEED_DROP_MOLD_NEW_SESSION;
+			return NULL;
+		}
+	}
+	if (f->nsessions == HGW_FEED_MAX_SESSIONS) {
+		*why = HGW_FEED_DROP_MOLD_SESSIONS;
 		return NULL;
-	struct hgw_feed_session *s = &f->sessions[f->nsessions++];
+	}
+	if (f->current >= 0 && !f->sessions[f->current].ended) {
+		/* confirmed: the old one is done (it no longer holds up the
+		 * end of the run) */
+		f->sessions[f->current].superseded = 1;
+		f->sessions[f->current].ended = 1;
+	}
+	f->cand_packets = 0;
+	s = &f->sessions[f->nsessions];
+	memset(s, 0, sizeof(*s));
 	memcpy(s->name, name, HGW_MOLD_SESSION_LEN);
 	s->key = hgw_feed_session_key(s->name);
 	s->next_seq = 1;	/* MoldUDP64 numbers a session's messages from 1 */
+	f->current = (int32_t)f->nsessions++;
 	return s;
+}
+
+/* A suspect jump (seq more than max_jump ahead of s's next expected
+ * number): 1 to drop the packet and hold it, 0 to go on (no jump, or the
+ * packet continues from the suspect held before: the jump was real). */
+static inline int
+suspect_jump(struct hgw_feed *f, struct hgw_feed_session *s, uint64_t seq,
+	     uint32_t blocks)
+{
+	uint16_t idx = (uint16_t)(s - f->sessions);
+	uint64_t mj = f->conf.max_jump;
+
+	if (mj == 0 || s->first_seq == 0 || seq <= s->next_seq ||
+	    seq - s->next_seq <= mj) {
+		if (f->suspect && f->suspect_session == idx)
+			f->suspect = 0;	/* the feed went on where it was */
+		return 0;
+	}
+	if (f->suspect && f->suspect_session == idx &&
+	    seq >= f->suspect_end && seq - f->suspect_end <= mj) {
+		f->suspect = 0;
+		s->suspects_confirmed++;
+		return 0;
+	}
+	f->suspect = 1;
+	f->suspect_session = idx;
+	f->suspect_seq = seq;
+	f->suspect_end = seq + blocks;
+	s->suspects++;
+	return 1;
 }
 
 /* A packet announces sequence seq while we expect s->next_seq: record a
@@ -145,9 +218,66 @@ gap_check(struct hgw_feed *f, struct hgw_feed_session *s, uint64_t seq)
 	return 1;
 }
 
+uint64_t
+hgw_feed_csum_add(uint64_t sum, const uint8_t *p, uint32_t len)
+{
+	/* 32-bit big-endian words into a 64-bit sum: no carry is lost
+	 * below 2^32 words, and the fold below takes the carries back */
+	while (len >= 4) {
+		sum += hgw_be32(p);
+		p += 4;
+		len -= 4;
+	}
+	if (len >= 2) {
+		sum += hgw_be16(p);
+		p += 2;
+		len -= 2;
+	}
+	if (len != 0)
+		sum += (uint32_t)p[0] << 8;
+	return sum;
+}
+
+uint16_t
+hgw_feed_csum_fold(uint64_t sum)
+{
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	sum = (sum & 0xFFFF) + (sum >> 16);
+	return (uint16_t)sum;
+}
+
+/* The IPv4 header and (when not zero) UDP checksums, unless the port
+ * established them (ck): 0, or the drop reason. */
+static inline int
+checksums(struct hgw_feed *f, const uint8_t *ip, uint32_t ihl,
+	  const uint8_t *udp, uint32_t ulen, uint32_t ck)
+{
+	if (ck & HGW_FEED_CK_IP_BAD)
+		return drop(f, HGW_FEED_DROP_IP_CHECKSUM);
+	if (!(ck & HGW_FEED_CK_IP_GOOD) &&
+	    hgw_feed_csum_fold(hgw_feed_csum_add(0, ip, ihl)) != 0xFFFF)
+		return drop(f, HGW_FEED_DROP_IP_CHECKSUM);
+	if (hgw_be16(udp + 6) == 0)	/* IPv4 UDP: no checksum sent */
+		return 0;
+	if (ck & HGW_FEED_CK_L4_BAD)
+		return drop(f, HGW_FEED_DROP_UDP_CHECKSUM);
+	if (ck & HGW_FEED_CK_L4_GOOD)
+		return 0;
+	/* pseudo header: source, destination, protocol, UDP length */
+	uint64_t sum = hgw_feed_csum_add(0, ip + 12, 8);
+
+	sum += IPPROTO_UDP_NUM + ulen;
+	sum = hgw_feed_csum_add(sum, udp, ulen);
+	if (hgw_feed_csum_fold(sum) != 0xFFFF)
+		return drop(f, HGW_FEED_DROP_UDP_CHECKSUM);
+	return 0;
+}
+
 /* Bytes from l4 on that form the UDP payload, or a negative drop code. */
 static inline int
-l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
+l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
       const uint8_t **payload, uint32_t *plen)
 {
 	uint32_t off = ETH_HDR_LEN;
@@ -206,6 +336,10 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	    (f->conf.port != 0 && hgw_be16(udp + 2) != f->conf.port))
 		return drop(f, HGW_FEED_DROP_NOT_FEED);
 
+	int rc = checksums(f, ip, ihl, udp, ulen, ck);
+
+	if (rc < 0)
+		return rc;
 	*payload = udp + UDP_HDR_LEN;
 	*plen = ulen - UDP_HDR_LEN;
 	return 0;
@@ -215,12 +349,19 @@ int
 hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		struct hgw_feed_pkt *p)
 {
+	return hgw_feed_packet_ck(f, frame, len, 0, p);
+}
+
+int
+hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
+		   uint32_t ck, struct hgw_feed_pkt *p)
+{
 	const uint8_t *mold;
 	uint32_t plen;
 	int rc;
 
 	f->stats.frames++;
-	rc = l2_l4(f, frame, len, &mold, &plen);
+	rc = l2_l4(f, frame, len, ck, &mold, &plen);
 	if (rc < 0)
 		return rc;
 	if (plen < HGW_MOLD_HDR_LEN)
@@ -246,11 +387,27 @@ hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		return drop(f, HGW_FEED_DROP_MOLD_TRAILING);
 	if (seq + blocks < seq)	/* sequence wraps: not a real packet */
 		return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
+	/* MoldUDP64 numbers from 1, in data packets, heartbeats and the end
+	 * alike: 0 is a zeroed (sanitised) or damaged header */
+	if (seq == 0)
+		return drop(f, HGW_FEED_DROP_MOLD_SEQ_ZERO);
 
 	struct hgw_feed_session *s = session_find(f, mold);
 
-	if (s == NULL)
-		return drop(f, HGW_FEED_DROP_MOLD_SESSIONS);
+	p->join = 0;
+	if (s == NULL) {
+		enum hgw_feed_drop why;
+
+		s = session_new(f, mold, seq, blocks, &why);
+		if (s == NULL)
+			return drop(f, why);
+		/* met mid-session: with a baseline join, the first packet
+		 * is the start; else what came before it is a gap */
+		if (f->conf.join_baseline && seq > 1) {
+			s->next_seq = seq;
+			p->join = 1;
+		}
+	}
 
 	p->session = (uint16_t)(s - f->sessions);
 	p->gap = 0;
@@ -259,17 +416,22 @@ hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	p->seq = seq;
 	p->next = mold + HGW_MOLD_HDR_LEN;
 
+	if (s->ended)
+		return drop(f, count == HGW_MOLD_END_SESSION && !s->superseded ?
+			    HGW_FEED_DROP_MOLD_DUPLICATE :
+			    HGW_FEED_DROP_MOLD_AFTER_END);
+	if (suspect_jump(f, s, seq, blocks))
+		return drop(f, HGW_FEED_DROP_MOLD_SUSPECT);
+	if (s->first_seq == 0)
+		s->first_seq = seq;
+
 	if (count == HGW_MOLD_END_SESSION) {
-		if (s->ended)
-			return drop(f, HGW_FEED_DROP_MOLD_DUPLICATE);
 		p->gap = (uint8_t)gap_check(f, s, seq);
 		s->ended = 1;
 		p->end = 1;
 		f->stats.end_of_session++;
 		return 0;
 	}
-	if (s->ended)
-		return drop(f, HGW_FEED_DROP_MOLD_AFTER_END);
 
 	if (count == 0) {	/* heartbeat: seq is the next expected number */
 		p->gap = (uint8_t)gap_check(f, s, seq);

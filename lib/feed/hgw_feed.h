@@ -42,6 +42,11 @@ extern "C" {
 	X(MOLD_SHORT,     "mold_short",      "UDP payload shorter than the 20-byte MoldUDP64 header") \
 	X(MOLD_TRUNCATED, "mold_truncated",  "a message block or the message count runs past the packet") \
 	X(MOLD_TRAILING,  "mold_trailing",   "bytes left after the last message block") \
+	X(IP_CHECKSUM,    "ip_checksum",     "IPv4 header checksum wrong (counted as lost: a gap, never data)") \
+	X(UDP_CHECKSUM,   "udp_checksum",    "UDP checksum wrong (counted as lost: a gap, never data)") \
+	X(MOLD_SEQ_ZERO,  "mold_seq_zero",   "sequence number 0 (MoldUDP64 numbers from 1): a zeroed, sanitised or damaged header") \
+	X(MOLD_SUSPECT,   "mold_suspect",    "sequence number beyond [feed] max_jump ahead, held until a later packet confirms it") \
+	X(MOLD_NEW_SESSION, "mold_new_session", "a session other than the current one before its end of session ([feed] session_confirm)") \
 	X(MOLD_SESSIONS,  "mold_too_many_sessions", "more MoldUDP64 sessions than the tracker holds") \
 	X(MOLD_DUPLICATE, "mold_duplicate",  "every message of the packet was already seen") \
 	X(MOLD_AFTER_END, "mold_after_end",  "packet after the session's end-of-session") \
@@ -70,7 +75,30 @@ struct hgw_feed_conf {
 	uint32_t group;     /* IPv4 destination, host byte order; 0 = any */
 	uint16_t port;      /* UDP destination port; 0 = any */
 	uint16_t vlan;      /* required 802.1Q VLAN id; 0 = tag optional, any id */
+	/* A data packet more than max_jump sequence numbers ahead of the
+	 * expected one is suspect: dropped (mold_suspect) and held until
+	 * the next packet of the session continues from it (the jump was
+	 * real: a gap) or from where we were (it was damaged: forgotten).
+	 * 0 = no limit. */
+	uint64_t max_jump;
+	/* A session not met before, arriving while the current one has not
+	 * ended, replaces it only after this many consecutive packets of it
+	 * in sequence (0: only after the current one's end of session);
+	 * until then its packets are dropped (mold_new_session), so a
+	 * damaged session name cannot take a slot or hold up the end. */
+	uint32_t session_confirm;
+	/* The first packet of a session starts later than 1 (a capture or a
+	 * feed met mid-session): 0 = that is a gap (the messages before it
+	 * were missed); 1 = take it as the start (baseline, for replays). */
+	uint8_t join_baseline;
 };
+
+/* Checksum results a port already established (its RX offload flags),
+ * for hgw_feed_packet_ck; a result not given is checked in software. */
+#define HGW_FEED_CK_IP_GOOD  0x1u
+#define HGW_FEED_CK_IP_BAD   0x2u
+#define HGW_FEED_CK_L4_GOOD  0x4u
+#define HGW_FEED_CK_L4_BAD   0x8u
 
 /* Sequence state of one MoldUDP64 session. */
 struct hgw_feed_session {
@@ -88,6 +116,10 @@ struct hgw_feed_session {
 	uint64_t gap_messages;  /* messages skipped by those jumps */
 	uint64_t dup_packets;   /* packets entirely already seen */
 	uint64_t dup_messages;  /* already-seen messages (whole or partial packets) */
+	uint64_t suspects;      /* packets held as suspect jumps */
+	uint64_t suspects_confirmed;    /* ... that a later packet confirmed */
+	uint64_t first_seq;     /* sequence number of its first packet */
+	uint8_t superseded;     /* replaced by a confirmed new session */
 };
 
 struct hgw_feed_stats {
@@ -108,6 +140,17 @@ struct hgw_feed {
 	uint32_t nsessions;
 	struct hgw_feed_session sessions[HGW_FEED_MAX_SESSIONS];
 	struct hgw_feed_stats stats;
+	/* the current session (index; -1 before any) */
+	int32_t current;
+	/* a suspect jump held: its session, first and next sequence */
+	uint8_t suspect;
+	uint16_t suspect_session;
+	uint64_t suspect_seq, suspect_end;
+	/* a new session not confirmed yet: its name, expected next
+	 * sequence, and packets seen in sequence so far */
+	char cand_name[HGW_MOLD_SESSION_LEN];
+	uint32_t cand_packets;
+	uint64_t cand_next;
 };
 
 /* One accepted MoldUDP64 packet, positioned at its first new message. */
@@ -118,6 +161,8 @@ struct hgw_feed_pkt {
 	uint16_t session;       /* index into hgw_feed.sessions */
 	uint8_t gap;            /* 1 when a gap was detected on this packet */
 	uint8_t end;            /* 1 for end-of-session */
+	uint8_t join;           /* 1: first packet of a session joined mid-way
+				 * (join_baseline): messages before it unseen */
 };
 
 /* A non-zero 64-bit key for a raw 10-byte MoldUDP64 session field, the
@@ -144,6 +189,22 @@ int hgw_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf);
  * hgw_feed_next() are still considered received. */
 int hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		    struct hgw_feed_pkt *p);
+
+/* hgw_feed_packet with the checksum results the port established
+ * (HGW_FEED_CK_*): the IPv4 header checksum and a non-zero UDP checksum
+ * are verified in software unless the flags say good or bad. A frame
+ * whose checksum is wrong is dropped as ip_checksum / udp_checksum: its
+ * messages are lost, and the next packet shows the gap. */
+int hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
+		       uint32_t ck, struct hgw_feed_pkt *p);
+
+/* Internet checksum (RFC 1071): the sum of len bytes as big-endian 16-bit
+ * words (an odd last byte padded with 0), added to sum; fold with
+ * hgw_feed_csum_fold into the 16-bit ones' complement sum (0xFFFF over
+ * data that includes a correct checksum). len must be even except for
+ * the last piece. */
+uint64_t hgw_feed_csum_add(uint64_t sum, const uint8_t *p, uint32_t len);
+uint16_t hgw_feed_csum_fold(uint64_t sum);
 
 /* Decode the reason of a negative hgw_feed_packet() result. */
 static inline enum hgw_feed_drop

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hgw_feed.h"
 #include "hgw_itch.h"
 
 #define FB_GROUP 0xE9360C6Fu  /* 233.54.12.111 */
@@ -69,12 +70,32 @@ fb_msg(struct fb *f, const void *msg, uint16_t len)
 
 /* Write the count (or force one, e.g. 0xFFFF) and the IPv4/UDP lengths;
  * returns the frame length. */
+/* Correct IPv4 header and UDP checksums for the lengths the headers
+ * claim (call again after changing bytes a test did not mean to break). */
+static inline void
+fb_checksums(uint8_t *ip)
+{
+	uint8_t *udp = ip + 20;
+	uint32_t ulen = hgw_be16(udp + 4);
+	uint64_t sum;
+	uint16_t c;
+
+	hgw_put_be16(ip + 10, 0);
+	hgw_put_be16(ip + 10, (uint16_t)~hgw_feed_csum_fold(
+		hgw_feed_csum_add(0, ip, 20)));
+	hgw_put_be16(udp + 6, 0);
+	sum = hgw_feed_csum_add(0, ip + 12, 8) + 17 + ulen;
+	c = (uint16_t)~hgw_feed_csum_fold(hgw_feed_csum_add(sum, udp, ulen));
+	hgw_put_be16(udp + 6, c == 0 ? 0xFFFF : c);
+}
+
 static inline uint32_t
 fb_finish_count(struct fb *f, uint16_t count)
 {
 	hgw_put_be16(f->buf + f->mold + 18, count);
 	hgw_put_be16(f->buf + f->ip + 2, (uint16_t)(f->len - f->ip));
 	hgw_put_be16(f->buf + f->ip + 20 + 4, (uint16_t)(f->len - f->ip - 20));
+	fb_checksums(f->buf + f->ip);
 	return f->len;
 }
 

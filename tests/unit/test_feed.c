@@ -173,7 +173,9 @@ test_frame_drops(void)
 	feed_reset(0);
 #define FRESH() do { fb_start(&f, 0, "S1", 1); \
 	fb_msg(&f, m, fb_itch(m, 'S', 0, 12)); len = fb_finish(&f); } while (0)
-#define EXPECT(reason) do { rc = run(&f, len, &got);                     \
+/* checksums made right again, so each frame fails for its own reason */
+#define EXPECT(reason) do { fb_checksums(f.buf + f.ip);                   \
+	rc = run(&f, len, &got);                                            \
 	HGW_CHECK(rc < 0);                                                  \
 	HGW_CHECK_EQ(hgw_feed_reason(rc), HGW_FEED_DROP_##reason);          \
 	HGW_CHECK_EQ(drops(HGW_FEED_DROP_##reason), 1); } while (0)
@@ -308,6 +310,17 @@ test_sequencing(void)
 	HGW_CHECK_EQ(drops(HGW_FEED_DROP_MOLD_TRUNCATED), 1);
 }
 
+/* Ends session name at seq (an end-of-session packet). */
+static void
+end_session(const char *name, uint64_t seq)
+{
+	struct fb f;
+	int got;
+
+	fb_start(&f, 0, name, seq);
+	HGW_CHECK_EQ(run(&f, fb_finish_count(&f, 0xFFFF), &got), 0);
+}
+
 static void
 test_sessions(void)
 {
@@ -318,24 +331,236 @@ test_sessions(void)
 
 	feed_reset(0);
 	fb_itch(m, 'S', 0, 12);
+	/* one session after the other, each after the previous one's end */
 	for (int s = 0; s < HGW_FEED_MAX_SESSIONS + 1; s++) {
 		snprintf(name, sizeof(name), "SESS%06d", s);
 		fb_start(&f, 0, name, 1);
 		fb_msg(&f, m, 12);
 		int rc = run(&f, fb_finish(&f), &got);
 
-		if (s < HGW_FEED_MAX_SESSIONS)
+		if (s < HGW_FEED_MAX_SESSIONS) {
 			HGW_CHECK_EQ(rc, 1);
-		else
+			end_session(name, 2);
+		} else {
 			HGW_CHECK_EQ(hgw_feed_reason(rc), HGW_FEED_DROP_MOLD_SESSIONS);
+		}
 	}
-	/* sessions keep separate sequence numbers */
+	HGW_CHECK_EQ(feed.stats.end_of_session, HGW_FEED_MAX_SESSIONS);
+	/* an ended session takes nothing more */
 	fb_start(&f, 0, "SESS000001", 2);
 	fb_msg(&f, m, 12);
-	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
-	HGW_CHECK_EQ(feed.sessions[1].next_seq, 3);
-	HGW_CHECK_EQ(feed.sessions[0].next_seq, 2);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_AFTER_END);
 	HGW_CHECK_EQ(feed.stats.gaps, 0);
+}
+
+/* A damaged session name (a phantom) while the current session runs: its
+ * packets are dropped, it takes no slot, and it cannot hold up the end.
+ * With session_confirm, a real new session replaces the current one
+ * after that many consecutive packets in sequence. */
+static void
+test_phantom_sessions(void)
+{
+	struct hgw_feed_conf c = { .group = FB_GROUP, .port = FB_PORT };
+	uint8_t m[64];
+	struct fb f;
+	int got;
+
+	feed_reset(0);
+	fb_itch(m, 'S', 0, 12);
+	fb_start(&f, 0, "NASDAQ01", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	for (int i = 0; i < 10; i++) {
+		char name[11];
+
+		snprintf(name, sizeof(name), "NASDAQ%02d", 20 + i);
+		fb_start(&f, 0, name, 2);
+		fb_msg(&f, m, 12);
+		HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+			     HGW_FEED_DROP_MOLD_NEW_SESSION);
+	}
+	HGW_CHECK_EQ(feed.nsessions, 1);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_MOLD_NEW_SESSION), 10);
+	/* the real session goes on, and its end ends the feed */
+	fb_start(&f, 0, "NASDAQ01", 2);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	end_session("NASDAQ01", 3);
+	HGW_CHECK_EQ(feed.sessions[0].ended, 1);
+	/* then a new session is taken at once */
+	fb_start(&f, 0, "NASDAQ02", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	HGW_CHECK_EQ(feed.nsessions, 2);
+
+	/* session_confirm = 3: a new session without the old one's end
+	 * replaces it after 3 consecutive packets in sequence */
+	c.session_confirm = 3;
+	hgw_feed_init(&feed, &c);
+	fb_start(&f, 0, "OLD", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	for (uint64_t q = 1; q <= 2; q++) {
+		fb_start(&f, 0, "NEW", q);
+		fb_msg(&f, m, 12);
+		HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+			     HGW_FEED_DROP_MOLD_NEW_SESSION);
+	}
+	/* out of sequence: the count starts again */
+	fb_start(&f, 0, "NEW", 9);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_NEW_SESSION);
+	fb_start(&f, 0, "NEW", 10);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_NEW_SESSION);
+	/* the third in sequence (9, 10, 11) is taken */
+	fb_start(&f, 0, "NEW", 11);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	HGW_CHECK_EQ(feed.nsessions, 2);
+	HGW_CHECK_EQ(feed.sessions[0].superseded, 1);
+	HGW_CHECK_EQ(feed.sessions[0].ended, 1);
+	/* what the confirming packets carried is missed: a gap */
+	HGW_CHECK_EQ(feed.sessions[1].gap_messages, 10);
+	fb_start(&f, 0, "OLD", 2);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_AFTER_END);
+}
+
+/* Sequence number 0, suspect jumps, a mid-session join. */
+static void
+test_suspect_and_join(void)
+{
+	struct hgw_feed_conf c = { .group = FB_GROUP, .port = FB_PORT,
+				   .max_jump = 1000 };
+	uint8_t m[64];
+	struct fb f;
+	struct hgw_feed_pkt p;
+	int got;
+
+	/* a zeroed header (sanitised capture): dropped with its meaning,
+	 * taking no slot */
+	feed_reset(0);
+	fb_itch(m, 'S', 0, 12);
+	fb_start(&f, 0, "", 0);
+	memset(f.buf + f.mold, 0, 10);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_SEQ_ZERO);
+	HGW_CHECK_EQ(feed.nsessions, 0);
+
+	/* one packet with a damaged sequence number (2^63) costs that
+	 * packet only: held as suspect, then forgotten */
+	hgw_feed_init(&feed, &c);
+	for (uint64_t q = 1; q <= 10; q++) {
+		fb_start(&f, 0, "S1", q);
+		fb_msg(&f, m, 12);
+		HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	}
+	fb_start(&f, 0, "S1", UINT64_C(1) << 63);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_SUSPECT);
+	for (uint64_t q = 12; q <= 20; q++) {
+		fb_start(&f, 0, "S1", q);
+		fb_msg(&f, m, 12);
+		HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	}
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 21);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 1);	/* seq 11: that packet */
+	HGW_CHECK_EQ(feed.sessions[0].suspects, 1);
+	HGW_CHECK_EQ(feed.sessions[0].suspects_confirmed, 0);
+
+	/* a real jump: confirmed by the next packet, which continues from
+	 * it; the suspect packet's messages are part of the gap */
+	fb_start(&f, 0, "S1", 50000);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_SUSPECT);
+	fb_start(&f, 0, "S1", 50001);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish(&f), &p), 1);
+	HGW_CHECK_EQ(p.gap, 1);
+	HGW_CHECK_EQ(feed.sessions[0].suspects_confirmed, 1);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 50002);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 1 + (50001 - 21));
+
+	/* joined mid-session: a gap, unless the join is a baseline */
+	hgw_feed_init(&feed, &c);
+	fb_start(&f, 0, "S1", 7000);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish(&f), &p), 1);
+	HGW_CHECK_EQ(p.gap, 1);
+	HGW_CHECK_EQ(p.join, 0);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 6999);
+	c.join_baseline = 1;
+	hgw_feed_init(&feed, &c);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, fb_finish(&f), &p), 1);
+	HGW_CHECK_EQ(p.gap, 0);
+	HGW_CHECK_EQ(p.join, 1);
+	HGW_CHECK_EQ(feed.stats.gaps, 0);
+	HGW_CHECK_EQ(feed.sessions[0].first_seq, 7000);
+}
+
+/* IPv4 header and UDP checksums, in software and from the port's flags. */
+static void
+test_checksums(void)
+{
+	uint8_t m[64];
+	struct fb f;
+	struct hgw_feed_pkt p;
+	uint32_t len;
+	int got;
+
+	feed_reset(0);
+	fb_itch(m, 'S', 0, 12);
+	fb_start(&f, 0, "S1", 1);
+	fb_msg(&f, m, 12);
+	len = fb_finish(&f);
+	HGW_CHECK_EQ(run(&f, len, &got), 1);
+	/* one bit flipped in a message: the UDP checksum catches it */
+	fb_start(&f, 0, "S1", 2);
+	fb_msg(&f, m, 12);
+	len = fb_finish(&f);
+	f.buf[len - 3] ^= 0x10;
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, len, &got)),
+		     HGW_FEED_DROP_UDP_CHECKSUM);
+	/* a zero UDP checksum means none was sent; the packet lost to its
+	 * checksum is a gap, seen on this next one */
+	fb_start(&f, 0, "S1", 3);
+	fb_msg(&f, m, 12);
+	len = fb_finish(&f);
+	hgw_put_be16(f.buf + f.ip + 26, 0);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, f.buf, len, &p), 1);
+	HGW_CHECK_EQ(p.gap, 1);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 1);	/* seq 2 */
+	/* the IPv4 header: TTL changed without the checksum */
+	fb_start(&f, 0, "S1", 4);
+	fb_msg(&f, m, 12);
+	len = fb_finish(&f);
+	f.buf[f.ip + 8] = 63;
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, len, &got)),
+		     HGW_FEED_DROP_IP_CHECKSUM);
+	/* the port's verdicts are taken as they are */
+	fb_start(&f, 0, "S1", 4);
+	fb_msg(&f, m, 12);
+	len = fb_finish(&f);
+	HGW_CHECK_EQ(hgw_feed_reason(hgw_feed_packet_ck(&feed, f.buf, len,
+		HGW_FEED_CK_IP_BAD, &p)), HGW_FEED_DROP_IP_CHECKSUM);
+	HGW_CHECK_EQ(hgw_feed_reason(hgw_feed_packet_ck(&feed, f.buf, len,
+		HGW_FEED_CK_L4_BAD, &p)), HGW_FEED_DROP_UDP_CHECKSUM);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_IP_CHECKSUM), 2);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_UDP_CHECKSUM), 2);
+	/* a damaged message the port vouches for is taken as data: the
+	 * port's verdict stands (software checks only what it left open) */
+	f.buf[len - 3] ^= 0x10;
+	HGW_CHECK_EQ(hgw_feed_packet_ck(&feed, f.buf, len, HGW_FEED_CK_IP_GOOD |
+					HGW_FEED_CK_L4_GOOD, &p), 1);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_UDP_CHECKSUM), 2);
 }
 
 /* The 64 symbols a session key packs injectively. */
@@ -467,6 +692,7 @@ test_session_key(void)
 	fb_start(&f, 0, "PHANTOM\x01  ", 1);
 	fb_msg(&f, m, 12);
 	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	end_session("PHANTOM\x01  ", 2);
 	fb_start(&f, 0, "NASDAQ01  ", 1);
 	fb_msg(&f, m, 12);
 	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
@@ -518,6 +744,9 @@ main(void)
 	HGW_TEST(test_frame_drops);
 	HGW_TEST(test_sequencing);
 	HGW_TEST(test_sessions);
+	HGW_TEST(test_phantom_sessions);
+	HGW_TEST(test_suspect_and_join);
+	HGW_TEST(test_checksums);
 	HGW_TEST(test_session_key);
 	HGW_TEST(test_reason_names);
 	HGW_TEST(test_stats_add);
