@@ -34,6 +34,8 @@ static const char *const dedup_modes[] = {
 	[HGW_DEDUP_MODE_DOWNSTREAM] = "downstream",
 };
 
+static const char *const join_modes[] = { "recover", "baseline" };
+
 static const char *const rx_modes[] = {
 	[HGW_RX_QUEUES] = "queues",
 	[HGW_RX_FANOUT] = "fanout",
@@ -91,6 +93,10 @@ static const struct key keys[] = {
 	K("feed", "group",    KEY_IPV4, feed.group, 0, 0, "233.54.12.111"),
 	K("feed", "port",     KEY_U16,  feed.port, 0, 65535, "26477"),
 	K("feed", "vlan",     KEY_U16,  feed.vlan, 0, 4094, "0"),
+	K("feed", "max_jump", KEY_U64,  feed.max_jump, 0, 1ull << 48, "1000000"),
+	K("feed", "session_confirm", KEY_U32, feed.session_confirm, 0, 1000000, "8"),
+	KE("feed", "join",    join, join_modes, "recover"),
+	K("feed", "warmup_messages", KEY_U32, warmup_messages, 0, 1u << 31, "0"),
 	K("book", "instruments", KEY_U32, book.max_instruments, 1, 65536, "8192"),
 	K("book", "orders",   KEY_U32,  book.max_orders, 1, 1u << 30, "1048576"),
 	K("book", "levels",   KEY_U32,  book.max_levels, 1, 65536, "256"),

@@ -47,6 +47,8 @@ enum hgw_pace {
 
 struct hgw_config {
 	struct hgw_feed_conf feed;
+	uint32_t join;            /* [feed] join: 0 recover, 1 baseline */
+	uint32_t warmup_messages; /* [feed] baseline join: messages before trading */
 	struct hgw_book_conf book;
 
 	/* [rx] */

@@ -79,8 +79,8 @@ static struct {
 	int closed;
 	int membarrier;                 /* 1: registered; 0: workers fence */
 	FILE *log;
-	uint64_t next_id;
-	uint32_t nrec;
+	uint64_t next_id;               /* events issued (ids 1..next_id) */
+	/* the last HGW_EV_MAX events, by id % HGW_EV_MAX */
 	struct ev_rec rec[HGW_EV_MAX];
 	uint32_t npatches;
 	struct hgw_table_patch *patches[HGW_EV_MAX];
@@ -88,7 +88,7 @@ static struct {
 	/* the control plane's view of what the events set */
 	uint32_t kill;
 	uint64_t limits[HGW_RISK_LIMIT_MAX];
-	struct hgw_risk_conf rconf;
+	struct hgw_risk_conf rconf;     /* disabled list: as the events set it */
 	/* digest comparison */
 	uint32_t left_mask;             /* workers out of the race */
 	uint32_t left_reason[HGW_MAX_WORKERS];
@@ -182,13 +182,6 @@ log_event(const struct ev_rec *r)
 		return;
 	hgw_event_describe(&r->ev, limit_name, r->patch_count, desc,
 			   sizeof(desc));
-	if (r->ev.type == HGW_EVENT_LEAVE) {
-		for (uint32_t i = 0; i < ctl.n; i++)
-			if (r->targets & (1u << i))
-				fprintf(ctl.log, "# worker %u %s\n", i, desc);
-		fflush(ctl.log);
-		return;
-	}
 	fprintf(ctl.log, "%" PRIu64 " ", r->ev.id);
 	if (r->ev.key == 0) {
 		fprintf(ctl.log, "-");
@@ -218,38 +211,42 @@ log_event(const struct ev_rec *r)
 	fflush(ctl.log);
 }
 
-/* Send an event to the workers in targets, under ctl.lock. LEAVE needs
- * no position (it is taken at once); every other event is stamped.
- * 0, or -1 with err set (nothing was sent). */
+static void leave(uint32_t i, enum hgw_leave_reason why,
+		  const struct hgw_ckpt *at);
+
+/* Send an event to every live worker, stamped with its position, under
+ * ctl.lock. 0, or -1 with err set (nothing was sent). A worker whose
+ * queue is full takes no events any more: it leaves the race, and the
+ * event goes to the others (a kill switch is never refused for one
+ * stuck worker). */
 static int
-post(struct hgw_event *e, uint32_t targets, uint32_t patch_count, char *err,
-     size_t errlen)
+post(struct hgw_event *e, uint32_t patch_count, char *err, size_t errlen)
 {
+	uint32_t targets = 0;
 	struct ev_rec *r;
 
 	if (ctl.closed || ctl.tables == NULL) {
 		snprintf(err, errlen, "not running");
 		return -1;
 	}
-	if (ctl.nrec == HGW_EV_MAX) {
-		snprintf(err, errlen, "too many events in one run (%u)",
-			 HGW_EV_MAX);
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		if (worker_dead(i) || (ctl.left_mask & (1u << i)))
+			continue;
+		if (rte_ring_free_count(ctl.w[i].ev_ring) == 0) {
+			struct hgw_ckpt none = { 0, 0, 0, 0 };
+
+			leave(i, HGW_LEAVE_STUCK, &none);
+			continue;
+		}
+		targets |= 1u << i;
+	}
+	if (targets == 0) {
+		snprintf(err, errlen, "no worker is racing");
 		return -1;
 	}
-	for (uint32_t i = 0; i < ctl.n; i++) {
-		if (worker_dead(i))
-			targets &= ~(1u << i);
-		else if ((targets & (1u << i)) &&
-			 rte_ring_free_count(ctl.w[i].ev_ring) == 0) {
-			snprintf(err, errlen, "busy: worker %u has %u events "
-				 "not taken yet; try again", i, EV_RING);
-			return -1;
-		}
-	}
-	r = &ctl.rec[ctl.nrec];
+	r = &ctl.rec[(ctl.next_id + 1) % HGW_EV_MAX];
 	memset(r, 0, sizeof(*r));
 	r->ev = *e;
-	r->ev.id = ++ctl.next_id;
 	r->targets = targets;
 	r->patch_count = patch_count;
 	for (uint32_t i = 0; i < ctl.n; i++)
@@ -257,17 +254,28 @@ post(struct hgw_event *e, uint32_t targets, uint32_t patch_count, char *err,
 			/* seq_cst: ordered before the barrier below */
 			atomic_fetch_add_explicit(&ctl.w[i].in.announce, 1,
 						  memory_order_seq_cst);
-	if (e->type != HGW_EVENT_LEAVE) {
-		/* every running worker thread passes a full barrier: a
-		 * horizon it stored before missing the announcement is
-		 * visible to the loads in stamp_position */
-		if (ctl.membarrier)
-			syscall(__NR_membarrier,
-				MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
-		else
-			atomic_thread_fence(memory_order_seq_cst);
-		stamp_position(r);
+	/* every running worker thread passes a full barrier: a horizon it
+	 * stored before missing the announcement is visible to the loads
+	 * in stamp_position */
+	if (ctl.membarrier) {
+		if (syscall(__NR_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED,
+			    0, 0) != 0) {
+			/* announced but never stamped: the workers would
+			 * wait; nothing safe is left but to stop trading */
+			snprintf(err, errlen, "membarrier failed: %s; every "
+				 "replica leaves the race", strerror(errno));
+			for (uint32_t i = 0; i < ctl.n; i++) {
+				struct hgw_ckpt none = { 0, 0, 0, 0 };
+
+				leave(i, HGW_LEAVE_STUCK, &none);
+			}
+			return -1;
+		}
+	} else {
+		atomic_thread_fence(memory_order_seq_cst);
 	}
+	r->ev.id = ++ctl.next_id;
+	stamp_position(r);
 	for (uint32_t i = 0; i < ctl.n; i++) {
 		if (!(targets & (1u << i)))
 			continue;
@@ -278,19 +286,12 @@ post(struct hgw_event *e, uint32_t targets, uint32_t patch_count, char *err,
 		 * acquire of stamped */
 		atomic_store_explicit(&ctl.w[i].in.stamped,
 			atomic_load_explicit(&ctl.w[i].in.announce,
-					     memory_order_relaxed),
-			memory_order_release);
+					     memory_order_relaxed) &
+			~HGW_ANNOUNCE_LEAVE, memory_order_release);
 	}
-	ctl.nrec++;
 	*e = r->ev;
 	log_event(r);
 	return 0;
-}
-
-static uint32_t
-all_workers(void)
-{
-	return ctl.n >= 32 ? UINT32_MAX : (1u << ctl.n) - 1;
 }
 
 /* Reply with the event's id and position (or the error). */
@@ -306,7 +307,7 @@ reply_event(struct rte_tel_data *d, int rc, const struct hgw_event *e,
 		return;
 	}
 	rte_tel_data_add_dict_u64(d, "event", e->id);
-	memcpy(name, ctl.rec[e->id - 1].name, HGW_MOLD_SESSION_LEN);
+	memcpy(name, ctl.rec[e->id % HGW_EV_MAX].name, HGW_MOLD_SESSION_LEN);
 	name[HGW_MOLD_SESSION_LEN] = '\0';
 	for (int i = 0; i < HGW_MOLD_SESSION_LEN; i++)
 		if (name[i] < 0x20 || name[i] > 0x7e)
@@ -353,7 +354,7 @@ tel_risk_kill(const char *cmd __rte_unused, const char *params,
 	}
 	e.arg = params[0] == '1';
 	pthread_mutex_lock(&ctl.lock);
-	rc = post(&e, all_workers(), 0, err, sizeof(err));
+	rc = post(&e, 0, err, sizeof(err));
 	if (rc == 0)
 		ctl.kill = e.arg;
 	reply_event(d, rc, &e, err);
@@ -376,16 +377,43 @@ tel_risk_disable(const char *cmd __rte_unused, const char *params,
 	char err[128];
 	int rc;
 
-	if (comma == NULL || n == 0 || n > 8 || strcspn(params, " \t") < n ||
-	    (strcmp(comma + 1, "0") != 0 && strcmp(comma + 1, "1") != 0)) {
+	int ok = comma != NULL && n >= 1 && n <= 8 &&
+		 (strcmp(comma + 1, "0") == 0 || strcmp(comma + 1, "1") == 0);
+
+	for (size_t k = 0; ok && k < n; k++)
+		ok = params[k] > ' ' && params[k] <= '~';
+	if (!ok) {
 		rte_tel_data_string(d, "usage: /hgw/risk/disable,SYMBOL,0|1 "
-				    "(1: disabled; SYMBOL 1-8 characters)");
+				    "(1: disabled; SYMBOL 1-8 printable "
+				    "characters, no spaces)");
 		return 0;
 	}
 	memcpy(e.symbol, params, n);
 	e.arg = comma[1] == '1';
 	pthread_mutex_lock(&ctl.lock);
-	rc = post(&e, all_workers(), 0, err, sizeof(err));
+	/* the control plane's copy of the list says what every replica's
+	 * will do: a change no replica could make is refused here */
+	{
+		struct hgw_risk_conf next = ctl.rconf;
+		uint32_t w = 0;
+
+		for (uint32_t k = 0; k < next.ndisabled; k++)
+			if (strcmp(next.disabled[k], e.symbol) != 0)
+				memcpy(next.disabled[w++], next.disabled[k], 9);
+		next.ndisabled = w;
+		if (e.arg == 1 && w == HGW_RISK_MAX_DISABLED) {
+			snprintf(err, sizeof(err), "the disabled list is full "
+				 "(%u instruments)", HGW_RISK_MAX_DISABLED);
+			rc = -1;
+		} else {
+			if (e.arg == 1)
+				memcpy(next.disabled[next.ndisabled++],
+				       e.symbol, 9);
+			rc = post(&e, 0, err, sizeof(err));
+			if (rc == 0)
+				ctl.rconf = next;
+		}
+	}
 	reply_event(d, rc, &e, err);
 	pthread_mutex_unlock(&ctl.lock);
 	return 0;
@@ -430,7 +458,7 @@ tel_risk_limit(const char *cmd __rte_unused, const char *params,
 	e.arg = (uint32_t)k;
 	e.value = v;
 	pthread_mutex_lock(&ctl.lock);
-	rc = post(&e, all_workers(), 0, err, sizeof(err));
+	rc = post(&e, 0, err, sizeof(err));
 	if (rc == 0)
 		ctl.limits[k] = v;
 	reply_event(d, rc, &e, err);
@@ -451,10 +479,17 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 	int rc;
 
 	pthread_mutex_lock(&ctl.lock);
-	rc = ctl.closed ? -2 : ctl.tables == NULL ? -1 : 0;
+	rc = ctl.closed ? -2 : ctl.tables == NULL ? -1 :
+	     ctl.tables->n < ctl.n ? -3 : 0;
 	if (rc == 0)
 		dims = ctl.tables->t[0].dims;	/* fixed for the run */
 	pthread_mutex_unlock(&ctl.lock);
+	if (rc == -3) {
+		rte_tel_data_start_dict(d);
+		rte_tel_data_add_dict_string(d, "error", "live patches need "
+			"one table replica per worker ([table] replicas)");
+		return 0;
+	}
 	if (rc == -2) {
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_string(d, "error", "not running");
@@ -475,15 +510,7 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 	}
 	e.patch = p;
 	pthread_mutex_lock(&ctl.lock);
-	if (ctl.tables != NULL && ctl.tables->n < ctl.n) {
-		snprintf(err, sizeof(err), "live patches need one table replica "
-			 "per worker ([table] replicas = %u < %u workers)",
-			 ctl.tables->n, ctl.n);
-		rc = -1;
-	} else {
-		rc = post(&e, all_workers(), hgw_table_patch_count(p), err,
-			  sizeof(err));
-	}
+	rc = post(&e, hgw_table_patch_count(p), err, sizeof(err));
 	if (rc == 0)
 		ctl.patches[ctl.npatches++] = p;	/* freed at fini */
 	reply_event(d, rc, &e, err);
@@ -511,9 +538,10 @@ tel_table_entry(const char *cmd __rte_unused, const char *params,
 	int n = 0, ok;
 
 	if (params != NULL && strlen(params) < sizeof(buf)) {
+		/* strsep, not strtok: an empty field is an error */
 		strcpy(buf, params);
-		for (tok = strtok_r(buf, ",", &save); tok != NULL && n < 5;
-		     tok = strtok_r(NULL, ",", &save))
+		save = buf;
+		while ((tok = strsep(&save, ",")) != NULL && n < 5)
 			if (n == 4 || parse_dec(tok, UINT32_MAX, &v[n++]) != 0)
 				n = 5;	/* too many or not a number */
 	}
@@ -596,13 +624,13 @@ tel_events(const char *cmd __rte_unused, const char *params __rte_unused,
 
 	rte_tel_data_start_dict(d);
 	pthread_mutex_lock(&ctl.lock);
-	rte_tel_data_add_dict_u64(d, "events", ctl.nrec);
-	for (uint32_t i = ctl.nrec > 64 ? ctl.nrec - 64 : 0; i < ctl.nrec;
-	     i++) {
-		if (ctl.rec[i].ev.type == HGW_EVENT_LEAVE)
-			continue;
-		snprintf(name, sizeof(name), "%" PRIu64, ctl.rec[i].ev.id);
-		describe_rec(&ctl.rec[i], buf, sizeof(buf));
+	rte_tel_data_add_dict_u64(d, "events", ctl.next_id);
+	for (uint64_t id = ctl.next_id > 64 ? ctl.next_id - 63 : 1;
+	     id <= ctl.next_id; id++) {
+		const struct ev_rec *r = &ctl.rec[id % HGW_EV_MAX];
+
+		snprintf(name, sizeof(name), "%" PRIu64, id);
+		describe_rec(r, buf, sizeof(buf));
 		rte_tel_data_add_dict_string(d, name, buf);
 	}
 	pthread_mutex_unlock(&ctl.lock);
@@ -626,6 +654,13 @@ tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
 			snprintf(buf, sizeof(buf), "left: %s at seq %" PRIu64,
 				 hgw_leave_reason_name(ctl.left_reason[i]),
 				 ctl.left_at[i].seq);
+		else if (atomic_load_explicit(&ctl.w[i].shared.halted,
+					      memory_order_relaxed) != 0)
+			/* relaxed: a flag, set once */
+			snprintf(buf, sizeof(buf), "halted: missed input (%s)",
+				 atomic_load_explicit(&ctl.w[i].shared.halted,
+					memory_order_relaxed) == HGW_HALT_GAP ?
+				 "gap" : "checksum");
 		else
 			snprintf(buf, sizeof(buf), "%s",
 				 worker_dead(i) ? "stopped" : "racing");
@@ -647,6 +682,8 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 	memset(&ctl.rconf, 0, sizeof(ctl.rconf));
 	ctl.rconf.max_orders_instrument = c->max_orders_instrument;
 	ctl.rconf.max_orders_total = c->max_orders_total;
+	/* checked already by the workers' own risk configuration */
+	hgw_risk_parse_disable(&ctl.rconf, c->risk_disable);
 	ctl.limits[HGW_RISK_LIMIT_MAX_QUANTITY] = c->max_quantity;
 	ctl.limits[HGW_RISK_LIMIT_MAX_NOTIONAL] = c->max_notional;
 	ctl.limits[HGW_RISK_LIMIT_COLLAR_BPS] = c->collar_bps;
@@ -709,42 +746,62 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 		"Which workers race, which left the race and why. No parameters");
 }
 
-/* Take worker i out of the race (under ctl.lock). */
+/* Take worker i out of the race (under ctl.lock): the announce word's
+ * leave bit, which needs no queue, so it reaches a worker whose queue is
+ * full and is never held up behind an event not yet due. The worker
+ * takes it at its next batch and sends nothing from then on. */
 static void
 leave(uint32_t i, enum hgw_leave_reason why, const struct hgw_ckpt *at)
 {
-	struct hgw_event e = { .type = HGW_EVENT_LEAVE, .arg = why };
-	char err[128];
-
 	if (ctl.left_mask & (1u << i))
 		return;
-	if (post(&e, 1u << i, 0, err, sizeof(err)) != 0)
-		return;	/* closed or busy: the exit check still reports it */
+	atomic_store_explicit(&ctl.w[i].in.leave_reason, why,
+			      memory_order_relaxed);
+	/* release: leave_reason happens-before the worker's acquire fence
+	 * after it sees the bit */
+	atomic_fetch_or_explicit(&ctl.w[i].in.announce, HGW_ANNOUNCE_LEAVE,
+				 memory_order_release);
 	ctl.left_mask |= 1u << i;
 	ctl.left_reason[i] = why;
 	ctl.left_at[i] = *at;
-	RTE_LOG(ERR, HGW_CTL, "worker %u leaves the race: %s at checkpoint "
-		"seq %" PRIu64 "\n", i, why == HGW_LEAVE_DIGEST ?
+	if (ctl.log != NULL) {
+		fprintf(ctl.log, "# worker %u leaves the race: %s at "
+			"checkpoint seq %" PRIu64 "\n", i,
+			hgw_leave_reason_name(why), at->seq);
+		fflush(ctl.log);
+	}
+	RTE_LOG(ERR, HGW_CTL, "worker %u leaves the race: %s (checkpoint seq "
+		"%" PRIu64 ")\n", i, why == HGW_LEAVE_DIGEST ?
 		"its decisions differ from the other replicas'" :
-		"replicas differ and none has a majority", at->seq);
+		why == HGW_LEAVE_NO_MAJORITY ?
+		"replicas differ and none has a majority" :
+		"it takes no events", at->seq);
 }
 
 void
 hgw_ctl_poll(void)
 {
-	uint32_t idx[HGW_MAX_WORKERS], m = 0, slow = UINT32_MAX;
+	uint32_t idx[HGW_MAX_WORKERS], m = 0, slow = UINT32_MAX, kept;
 	struct hgw_ckpt latest[HGW_MAX_WORKERS], c;
 	uint64_t dig[HGW_MAX_WORKERS];
 	uint8_t keep[HGW_MAX_WORKERS];
 
 	if (ctl.n < 2 || ctl.w[0].ckpt_mask == UINT64_MAX)
 		return;
-	pthread_mutex_lock(&ctl.lock);
+	/* a telemetry thread writing a long patch to the events log holds
+	 * the lock: compare next time rather than hold up the journal */
+	if (pthread_mutex_trylock(&ctl.lock) != 0)
+		return;
 	for (uint32_t i = 0; i < ctl.n; i++) {
-		if ((ctl.left_mask & (1u << i)) || worker_dead(i))
+		/* relaxed: a halted replica missed input and says so; it
+		 * is out of the vote (it sends nothing anyway) */
+		if ((ctl.left_mask & (1u << i)) || worker_dead(i) ||
+		    atomic_load_explicit(&ctl.w[i].shared.halted,
+					 memory_order_relaxed) != 0)
 			continue;
+		/* none yet (or being written): compare the others */
 		if (hgw_ckpt_latest(&ctl.w[i].ckpt, &latest[m]) != 0)
-			goto out;	/* not there yet, or being written */
+			continue;
 		idx[m++] = i;
 	}
 	if (m < 2)
@@ -763,8 +820,9 @@ hgw_ctl_poll(void)
 	for (uint32_t k = 0; k < m; k++) {
 		struct hgw_ckpt o;
 
-		/* a replica 64 checkpoints ahead has overwritten it: the
-		 * next round compares a later one (the digest runs on) */
+		/* a replica HGW_CKPT_SLOTS checkpoints ahead has overwritten
+		 * it: a later round compares a later one (the digest runs
+		 * on, so nothing is missed, only seen later) */
 		if (hgw_ckpt_find(&ctl.w[idx[k]].ckpt, c.key, c.seq, &o) != 0)
 			goto out;
 		dig[k] = o.digest;
@@ -772,12 +830,13 @@ hgw_ctl_poll(void)
 	ctl.compares++;
 	ctl.cmp_key = c.key;
 	ctl.cmp_seq = c.seq;
-	if (hgw_digest_vote(dig, m, keep) == m)
+	kept = hgw_digest_vote(dig, m, keep);
+	if (kept == m)
 		goto out;
 	for (uint32_t k = 0; k < m; k++)
 		if (!keep[k])
-			leave(idx[k], hgw_digest_vote(dig, m, keep) != 0 ?
-			      HGW_LEAVE_DIGEST : HGW_LEAVE_NO_MAJORITY, &c);
+			leave(idx[k], kept != 0 ? HGW_LEAVE_DIGEST :
+			      HGW_LEAVE_NO_MAJORITY, &c);
 out:
 	pthread_mutex_unlock(&ctl.lock);
 }
@@ -788,6 +847,17 @@ hgw_ctl_close(void)
 	pthread_mutex_lock(&ctl.lock);
 	ctl.closed = 1;
 	pthread_mutex_unlock(&ctl.lock);
+}
+
+uint64_t
+hgw_ctl_compared_seq(void)
+{
+	uint64_t q;
+
+	pthread_mutex_lock(&ctl.lock);
+	q = ctl.cmp_seq;
+	pthread_mutex_unlock(&ctl.lock);
+	return q;
 }
 
 uint32_t
@@ -801,52 +871,73 @@ hgw_ctl_left(void)
 	return m;
 }
 
+/* Has worker w evaluated a message at or past (key, seq)? Its last
+ * message is (its current session, next_seq - 1). */
+static int
+passed(const struct hgw_worker *w, uint64_t key, uint64_t seq)
+{
+	int32_t cur = w->feed.current;
+	int ks = -1;
+
+	if (cur < 0)
+		return 0;
+	for (uint32_t s = 0; s < w->feed.nsessions; s++)
+		if (w->feed.sessions[s].key == key)
+			ks = (int)s;
+	return hgw_event_due(key, seq, ks, cur,
+			     w->feed.sessions[cur].next_seq - 1);
+}
+
 int
 hgw_ctl_report(FILE *out)
 {
+	uint64_t first = ctl.next_id > HGW_EV_MAX ? ctl.next_id - HGW_EV_MAX + 1 : 1;
 	char buf[160];
 	int bad = 0;
 	uint32_t shown = 0;
 
 	pthread_mutex_lock(&ctl.lock);
-	if (ctl.nrec != 0 || ctl.left_mask != 0)
-		fprintf(out, "events: %u issued; digests compared %" PRIu64
-			" times\n", ctl.nrec, ctl.compares);
-	else if (ctl.n > 1 && ctl.tables != NULL)
-		fprintf(out, "events: none; digests compared %" PRIu64
-			" times\n", ctl.compares);
-	for (uint32_t r = 0; r < ctl.nrec; r++) {
-		const struct ev_rec *e = &ctl.rec[r];
-		uint32_t took = 0, same = 1, racing = 0, first = UINT32_MAX;
+	if (ctl.n > 1 && ctl.tables != NULL)
+		fprintf(out, "events: %" PRIu64 " issued; digests compared %"
+			PRIu64 " times\n", ctl.next_id, ctl.compares);
+	for (uint64_t id = first; id <= ctl.next_id; id++) {
+		const struct ev_rec *e = &ctl.rec[id % HGW_EV_MAX];
+		uint32_t took = 0, same = 1, racing = 0, missed = 0;
+		const struct hgw_ev_at *a0 = NULL;
 
-		if (e->ev.type == HGW_EVENT_LEAVE || e->ev.id > HGW_EV_MAX)
-			continue;
 		for (uint32_t i = 0; i < ctl.n; i++) {
-			const struct hgw_ev_at *a = &ctl.w[i].ev_at[e->ev.id - 1];
+			const struct hgw_worker *w = &ctl.w[i];
+			const struct hgw_ev_at *a = &w->ev_at[id % HGW_EV_MAX];
 
 			if (!(e->targets & (1u << i)) ||
-			    (ctl.left_mask & (1u << i)) || worker_dead(i))
+			    (ctl.left_mask & (1u << i)) || worker_dead(i) ||
+			    w->halt != HGW_HALT_NONE)
 				continue;
 			racing++;
-			if (a->key == 0 && a->seq == 0)
-				continue;	/* not reached */
+			if (a->id != id) {
+				/* not taken: wrong only if it went past it
+				 * (a stop can end replicas before it) */
+				missed += passed(w, e->ev.key, e->ev.seq);
+				continue;
+			}
 			took++;
-			if (first == UINT32_MAX)
-				first = i;
-			else if (memcmp(a, &ctl.w[first].ev_at[e->ev.id - 1],
-					sizeof(*a)) != 0)
+			if (a0 == NULL)
+				a0 = a;
+			else if (a->key != a0->key || a->seq != a0->seq)
 				same = 0;
 		}
-		/* replicas that took it must all have, at one message */
-		if (!same || (took != 0 && took != racing))
+		if (!same || missed != 0)
 			bad = 1;
-		if (shown++ < 32 || !same || (took != 0 && took != racing)) {
+		if (shown++ < 32 || !same || missed != 0) {
 			describe_rec(e, buf, sizeof(buf));
 			fprintf(out, "event %" PRIu64 " %s: taken by %u of %u "
-				"replicas%s\n", e->ev.id, buf, took, racing,
+				"replicas%s\n", id, buf, took, racing,
+				missed != 0 ? ", PASSED WITHOUT IT by some" :
+				!same ? ", NOT at the same message" :
 				took == 0 ? " (position not reached)" :
-				!same || took != racing ?
-				", NOT at the same message" :
+				took != racing ?
+				" before the same message (the others stopped "
+				"before its position)" :
 				" before the same message");
 		}
 	}
@@ -864,7 +955,9 @@ hgw_ctl_report(FILE *out)
 			"seq %" PRIu64 " on\n", i,
 			ctl.left_reason[i] == HGW_LEAVE_DIGEST ?
 			"its decisions differ from the majority's" :
-			"replicas differ and none has a majority",
+			ctl.left_reason[i] == HGW_LEAVE_NO_MAJORITY ?
+			"replicas differ and none has a majority" :
+			"it took no events (its queue was full)",
 			ctl.left_at[i].seq, ctl.left_at[i].digest,
 			w->left ? w->left_seq : 0);
 	}

@@ -33,6 +33,9 @@ void hgw_ctl_close(void);
  * left the race. Returns 0 when everything agreed, -1 otherwise. */
 int hgw_ctl_report(FILE *out);
 
+/* The last checkpoint whose digests were compared (seq; 0: none). */
+uint64_t hgw_ctl_compared_seq(void);
+
 /* Workers out of the race so far (after the join: final). */
 uint32_t hgw_ctl_left(void);
 

@@ -343,6 +343,10 @@ ports_setup(const struct hgw_config *c, int trading)
 	uint64_t offl = c->pace == HGW_PACE_PCAP || c->rx_ts == HGW_RX_TS_NIC ?
 			RTE_ETH_RX_OFFLOAD_TIMESTAMP : 0;
 
+	/* the port's checksum verdicts where it gives them (the decoder
+	 * checks in software what it does not) */
+	offl |= RTE_ETH_RX_OFFLOAD_IPV4_CKSUM | RTE_ETH_RX_OFFLOAD_UDP_CKSUM;
+
 	if (c->rx_ts == HGW_RX_TS_NIC) {
 		struct rte_eth_dev_info info;
 
@@ -741,7 +745,11 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			w[i].rx_ring = fanout.rings[i];
 			w[i].fanout = &fanout;
 		}
-		hgw_feed_init(&w[i].feed, &c->feed);
+		struct hgw_feed_conf fc = c->feed;
+
+		fc.join_baseline = (uint8_t)(c->join == 1);
+		hgw_feed_init(&w[i].feed, &fc);
+		w[i].warmup_messages = c->warmup_messages;
 		hgw_hist_init_precision(&w[i].stage_book, c->latency_bits);
 		hgw_hist_init_precision(&w[i].lookup, c->latency_bits);
 		hgw_hist_init_precision(&w[i].stage_risk, c->latency_bits);
@@ -1024,6 +1032,13 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 #define EXIT_DIVERGED   1	/* replicas left the race or disagree */
 #define EXIT_ORDERS     2	/* orders refused by the port (not sent) */
 #define EXIT_JOURNAL    4	/* orders sent but not journalled */
+#define EXIT_HALTED     8	/* a replica missed input and stopped trading */
+
+static const char *const halt_names[] = {
+	[HGW_HALT_NONE] = "trading",
+	[HGW_HALT_GAP] = "a sequence gap",
+	[HGW_HALT_CHECKSUM] = "a checksum failure",
+};
 
 static int
 dump_book(const struct hgw_worker *w, uint32_t instruments, const char *path)
@@ -1124,6 +1139,7 @@ main(int argc, char **argv)
 	atomic_store_explicit(&hgw_stop, 1, memory_order_relaxed);
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
+	hgw_ctl_poll();		/* the last checkpoint every replica reached */
 
 	/* Workers are done: every order they sent is on the rings. */
 	if (trading.journal != NULL)
@@ -1252,10 +1268,22 @@ main(int argc, char **argv)
 
 		if (atomic_load_explicit(&workers[i].shared.dead,
 					 memory_order_relaxed) ||
-		    (left & (1u << i)))
+		    (left & (1u << i)) || workers[i].halt != HGW_HALT_NONE)
 			continue;
 		if (ref == UINT32_MAX) {
 			ref = i;
+			continue;
+		}
+		if (why != STOP_END &&
+		    memcmp(&workers[ref].feed.stats, &workers[i].feed.stats,
+			   sizeof(workers[i].feed.stats)) != 0) {
+			/* a stop (signal, idle) ends each replica at its own
+			 * point of the feed: what they share was compared by
+			 * digest while running, and once more after the join */
+			printf("worker %u agrees with worker %u: yes, by digest "
+			       "up to seq %" PRIu64 " (they stopped at different "
+			       "points of the feed)\n", i, ref,
+			       hgw_ctl_compared_seq());
 			continue;
 		}
 		d = replicas_differ(&workers[ref], &workers[i],
@@ -1265,6 +1293,29 @@ main(int argc, char **argv)
 		       d == NULL ? "yes" : "NO: ", d == NULL ? "" : d);
 		if (d != NULL)
 			status |= EXIT_DIVERGED;
+	}
+	for (uint32_t i = 0; trade && i < conf.workers; i++) {
+		const struct hgw_worker *w = &workers[i];
+		char name[HGW_MOLD_SESSION_LEN + 1] = "?";
+
+		for (uint32_t k = 0; k < w->feed.nsessions; k++)
+			if (w->feed.sessions[k].key == w->halt_key)
+				snprintf(name, sizeof(name), "%.10s",
+					 w->feed.sessions[k].name);
+		if (w->halt != HGW_HALT_NONE) {
+			status |= EXIT_HALTED;
+			printf("worker %u HALTED on %s (session %s seq %" PRIu64
+			       "): missed input, so it kept applying the feed "
+			       "and sent nothing from then on; %" PRIu64
+			       " triggers, %" PRIu64 " orders held back\n", i,
+			       halt_names[w->halt], name, w->halt_seq,
+			       w->halted_triggers, w->halted_orders);
+		}
+		if (w->warmup_triggers != 0 || w->warmup_left != 0)
+			printf("worker %u joined mid-session (baseline): %"
+			       PRIu64 " triggers left alone during the warm-up"
+			       "%s\n", i, w->warmup_triggers,
+			       w->warmup_left != 0 ? ", still warming up" : "");
 	}
 	for (uint32_t i = 0; i < conf.workers; i++)
 		if (workers[i].out.tx.tx_full != 0)
@@ -1317,10 +1368,11 @@ main(int argc, char **argv)
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
 	if (status != 0) {
-		fprintf(stderr, "hedgewire: exit status %d:%s%s%s\n", 8 + status,
+		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s\n", 8 + status,
 			status & EXIT_DIVERGED ? " replicas diverged or disagree;" : "",
 			status & EXIT_ORDERS ? " orders refused by the port;" : "",
-			status & EXIT_JOURNAL ? " orders missing from the journal;" : "");
+			status & EXIT_JOURNAL ? " orders missing from the journal;" : "",
+			status & EXIT_HALTED ? " a replica missed input and halted;" : "");
 		return 8 + status;
 	}
 	return 0;

@@ -24,6 +24,35 @@ _Atomic uint32_t hgw_stop;
 /* Decode one frame, appending its new messages to the burst's batch.
  * Returns how many bytes of the frame the decoder read (for invalidation:
  * every block's length was walked, so all of the MoldUDP64 payload). */
+/* The port's checksum verdicts (RX offload flags), for the decoder. */
+static inline uint32_t
+rx_checksums(const struct rte_mbuf *m)
+{
+	uint64_t ip = m->ol_flags & RTE_MBUF_F_RX_IP_CKSUM_MASK;
+	uint64_t l4 = m->ol_flags & RTE_MBUF_F_RX_L4_CKSUM_MASK;
+
+	return (ip == RTE_MBUF_F_RX_IP_CKSUM_GOOD ? HGW_FEED_CK_IP_GOOD :
+		ip == RTE_MBUF_F_RX_IP_CKSUM_BAD ? HGW_FEED_CK_IP_BAD : 0) |
+	       (l4 == RTE_MBUF_F_RX_L4_CKSUM_GOOD ? HGW_FEED_CK_L4_GOOD :
+		l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD ? HGW_FEED_CK_L4_BAD : 0);
+}
+
+/* Missed input: this replica's book may be wrong, so it stops trading
+ * for good (until a recovery makes its input whole again). The other
+ * replicas carry on. Said once to the control plane. */
+static __rte_noinline void
+halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session, uint64_t seq)
+{
+	if (w->halt != HGW_HALT_NONE || w->table == NULL)
+		return;
+	w->halt = why;
+	w->halt_key = session < w->feed.nsessions ?
+		      w->feed.sessions[session].key : 0;
+	w->halt_seq = seq;
+	/* relaxed: a flag for the digest vote; details read after join */
+	atomic_store_explicit(&w->shared.halted, why, memory_order_relaxed);
+}
+
 static inline uint32_t
 decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 {
@@ -31,13 +60,26 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 	struct hgw_feed_pkt p;
 	const uint8_t *msg;
 	uint16_t len;
+	int rc;
 
 	if (unlikely(m->nb_segs != 1)) {
 		w->rx.multiseg++;
 		return 0;
 	}
-	if (hgw_feed_packet(&w->feed, frame, rte_pktmbuf_data_len(m), &p) < 0)
+	rc = hgw_feed_packet_ck(&w->feed, frame, rte_pktmbuf_data_len(m),
+				rx_checksums(m), &p);
+	if (rc < 0) {
+		enum hgw_feed_drop d = hgw_feed_reason(rc);
+
+		if (unlikely(d == HGW_FEED_DROP_IP_CHECKSUM ||
+			     d == HGW_FEED_DROP_UDP_CHECKSUM))
+			halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
 		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
+	}
+	if (unlikely(p.gap))
+		halt(w, HGW_HALT_GAP, p.session, p.seq);
+	if (unlikely(p.join))
+		w->warmup_left = w->warmup_messages;
 	uint32_t first = w->nbatch;
 
 	while ((msg = hgw_feed_next(&w->feed, &p, &len)) != NULL) {
@@ -223,9 +265,13 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 static inline void
 send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 {
-	struct rte_mbuf *m = likely(!(w->passive | w->left)) ? order_mbuf(w) :
-			     NULL;
+	struct rte_mbuf *m;
 
+	if (unlikely(w->halt != HGW_HALT_NONE)) {
+		w->halted_orders++;
+		return;
+	}
+	m = likely(!(w->passive | w->left)) ? order_mbuf(w) : NULL;
 	if (unlikely(m == NULL))
 		return;
 	if (w->dedup != NULL &&
@@ -332,9 +378,8 @@ event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
 {
 	uint64_t key = w->feed.sessions[w->batch_session[i]].key;
 
-	if (e->id >= 1 && e->id <= HGW_EV_MAX)
-		w->ev_at[e->id - 1] = (struct hgw_ev_at){ key,
-							  w->batch_seq[i] };
+	w->ev_at[e->id % HGW_EV_MAX] = (struct hgw_ev_at){ e->id, key,
+							   w->batch_seq[i] };
 	w->ev_applied++;
 	switch (e->type) {
 	case HGW_EVENT_KILL:
@@ -353,14 +398,6 @@ event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
 	case HGW_EVENT_PATCH:
 		if (w->table_rw != NULL)
 			hgw_table_patch_apply(w->table_rw, e->patch);
-		break;
-	case HGW_EVENT_LEAVE:
-		if (!w->left) {
-			w->left = 1;
-			w->left_reason = e->arg;
-			w->left_key = key;
-			w->left_seq = w->batch_seq[i];
-		}
 		break;
 	default:
 		break;
@@ -405,12 +442,23 @@ events_due(struct hgw_worker *w, uint32_t i)
 static __rte_noinline void
 events_take(struct hgw_worker *w, uint32_t announced)
 {
+	uint32_t count = announced & ~HGW_ANNOUNCE_LEAVE;
 	uint64_t t0 = 0;
 
+	if ((announced & HGW_ANNOUNCE_LEAVE) && !w->left) {
+		/* acquire: pairs with the control plane's release of the
+		 * bit; leave_reason was stored before it */
+		atomic_thread_fence(memory_order_acquire);
+		w->left = 1;
+		w->left_reason = atomic_load_explicit(&w->in.leave_reason,
+						      memory_order_relaxed);
+		w->left_key = w->feed.sessions[w->batch_session[0]].key;
+		w->left_seq = w->batch_seq[0];
+	}
 	/* acquire: pairs with the release of stamped after the enqueue */
 	while ((int32_t)(atomic_load_explicit(&w->in.stamped,
 					      memory_order_acquire) -
-			 announced) < 0) {
+			 count) < 0) {
 		if (t0 == 0)
 			t0 = rte_rdtsc();
 		rte_pause();
@@ -465,8 +513,14 @@ after_msg(void *arg, uint32_t i, uint16_t locate)
 
 	if (unlikely(w->ev_n != 0))
 		events_due(w, i);
-	if (locate != 0 && w->table != NULL)
+	if (unlikely(w->warmup_left != 0)) {
+		/* a baseline join: the book fills before anything trades */
+		w->warmup_left--;
+		w->warmup_triggers += locate != 0 && w->table != NULL;
+	} else if (locate != 0 && w->table != NULL) {
+		w->halted_triggers += w->halt != HGW_HALT_NONE;
 		on_trigger(w, i, locate);
+	}
 	if (unlikely((w->batch_seq[i] & w->ckpt_mask) == 0))
 		checkpoint(w, i);
 	if (w->batch_last[i])

@@ -52,6 +52,18 @@ struct hgw_worker_tx_stats {
 	uint64_t journal_full;  /* sent but not journalled (ring full) */
 };
 
+/* Why a worker halted: its book may have missed input. */
+enum hgw_halt {
+	HGW_HALT_NONE = 0,
+	HGW_HALT_GAP,           /* sequence numbers skipped (incl. a late join) */
+	HGW_HALT_CHECKSUM,      /* a frame failed its IPv4 or UDP checksum */
+};
+
+/* in.announce: the bit that takes a worker out of the race (the rest
+ * counts events). It needs no queue, so it reaches a worker whose event
+ * queue is full, and is never held up behind an event not yet due. */
+#define HGW_ANNOUNCE_LEAVE (UINT32_C(1) << 31)
+
 /* shared.horizon: the sequence number bits */
 #define HGW_HORIZON_SEQ_MASK ((UINT64_C(1) << 56) - 1)
 
@@ -200,6 +212,11 @@ struct hgw_worker {
 		/* 1 once the worker stopped for good on an injected fault;
 		 * relaxed, as at_end (it counts as ended). */
 		_Atomic uint32_t dead;
+		/* Why the worker stopped trading on missed input (enum
+		 * hgw_halt; 0: it trades). Written once by the worker,
+		 * relaxed: the control plane only leaves it out of the
+		 * digest vote, and reads the details after the join. */
+		_Atomic uint32_t halted;
 		/* The last message of the batch the worker is about to
 		 * evaluate (or has evaluated): (session index + 1) << 56 |
 		 * sequence number; 0 before any. Release, stored before the
@@ -215,8 +232,13 @@ struct hgw_worker {
 	 * acquire (pairs with the control plane's release after the
 	 * enqueue). */
 	struct {
+		/* events announced; HGW_ANNOUNCE_LEAVE: leave the race
+		 * now (why in leave_reason, stored before it: the worker's
+		 * acquire fence after seeing the bit pairs with the control
+		 * plane's release) */
 		_Atomic uint32_t announce;
 		_Atomic uint32_t stamped;
+		_Atomic uint32_t leave_reason;
 	} in __rte_cache_aligned;
 	struct hgw_ckpt_ring ckpt __rte_cache_aligned;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
@@ -244,7 +266,17 @@ struct hgw_worker {
 	struct rte_mbuf *spare;         /* the next order's mbuf, taken early */
 	/* 1 after the order pool ran dry: accounts, never sends again */
 	int passive;
-	/* 1 once out of the race (HGW_EVENT_LEAVE): accounts, never sends
+	/* Missed input (a gap, a checksum failure): it keeps applying the
+	 * feed and accounting, sends nothing, and counts what it held
+	 * back; where (the message that showed it) */
+	uint32_t halt;                  /* enum hgw_halt, 0: trading */
+	uint64_t halt_key, halt_seq;
+	uint64_t halted_triggers, halted_orders;
+	/* [feed] join = baseline: messages still to apply after the join
+	 * before triggers are evaluated (every replica alike) */
+	uint32_t warmup_messages;
+	uint64_t warmup_left, warmup_triggers;
+	/* 1 once out of the race (HGW_ANNOUNCE_LEAVE): accounts, never sends
 	 * again; why, and the message before which it left */
 	int left;
 	uint32_t left_reason;
@@ -273,8 +305,6 @@ struct hgw_worker {
 	uint64_t ev_applied;            /* events taken */
 	uint64_t ev_waits;              /* batches that waited for a stamp */
 	uint64_t ev_wait_max;           /* the longest such wait, TSC */
-	/* where each event was taken: before message (key, seq) */
-	struct hgw_ev_at { uint64_t key, seq; } ev_at[HGW_EV_MAX];
 	/* own table replica, written only by patch events (NULL: shared
 	 * replicas, no live patches) */
 	struct hgw_table *table_rw;
@@ -327,6 +357,9 @@ struct hgw_worker {
 	uint64_t pace_no_ts;            /* pcap pace, no timestamp: due at once */
 	uint64_t pace_late;             /* frames picked up after their deadline */
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
+	/* Cold: where each of the last HGW_EV_MAX events was taken (before
+	 * message (key, seq)), by event id % HGW_EV_MAX */
+	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];
 } __rte_cache_aligned;
 
 /* [rx] timestamp = nic: the NIC clock map, refitted by the control plane

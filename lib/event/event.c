@@ -26,6 +26,8 @@ hgw_leave_reason_name(enum hgw_leave_reason r)
 		return "digest";
 	case HGW_LEAVE_NO_MAJORITY:
 		return "no_majority";
+	case HGW_LEAVE_STUCK:
+		return "stuck";
 	default:
 		return "none";
 	}

@@ -60,6 +60,7 @@ enum hgw_leave_reason {
 	HGW_LEAVE_NONE = 0,
 	HGW_LEAVE_DIGEST,       /* its decisions differ from the majority's */
 	HGW_LEAVE_NO_MAJORITY,  /* replicas differ and no majority exists */
+	HGW_LEAVE_STUCK,        /* it takes no events (its queue is full) */
 };
 
 const char *hgw_leave_reason_name(enum hgw_leave_reason r);
@@ -119,7 +120,7 @@ hgw_digest_fold(uint64_t d, uint64_t x)
 /* Checkpoints: the last HGW_CKPT_SLOTS (position, digest) pairs a worker
  * published. One writer (the worker); readers (the control plane) read
  * a slot under its sequence word and retry or give up on a torn read. */
-#define HGW_CKPT_SLOTS 64
+#define HGW_CKPT_SLOTS 256
 
 struct hgw_ckpt_slot {
 	/* Even when stable, odd while written. Writer: odd (relaxed),
@@ -153,7 +154,7 @@ int hgw_ckpt_latest(const struct hgw_ckpt_ring *r, struct hgw_ckpt *out);
 int hgw_ckpt_find(const struct hgw_ckpt_ring *r, uint64_t key, uint64_t seq,
 		  struct hgw_ckpt *out);
 
-/* Majority vote over n digests (n <= 64): sets keep[i] = 1 for the
+/* Majority vote over n digests: sets keep[i] = 1 for the
  * members of the largest group of equal digests when it is a strict
  * majority of n, else every keep[i] = 0 (no replica can be trusted).
  * Returns the size of the kept group (n when all agree). */

@@ -241,6 +241,21 @@ sigterm)
 	$CMP "$T/out.pcap" "$T/journal.pcap" >/dev/null ||
 		fail "journal differs from the orders sent"
 	echo "  stopped $when after $msgs messages; $orders orders, all journalled"
+	# two replicas stopped by a signal end at different points of the
+	# feed: not a divergence (compared by digest), exit status 0
+	rm -f "$T/journal.pcap"
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
+		-c "$T/conf.ini" --set run.workers=2 >"$T/out" 2>"$T/err" &
+	pid=$!
+	sleep 1.5
+	kill -TERM "$pid"
+	wait "$pid" || fail "2 workers: exit status $? after SIGTERM: $(cat "$T/err") $(grep -i 'agree\|event\|left' "$T/out")"
+	grep -q "^worker 1 agrees with worker 0: yes" "$T/out" ||
+		fail "2 workers: $(grep agrees "$T/out")"
+	echo "  2 workers stopped by a signal: $(grep agrees "$T/out")"
 	;;
 table-patch)
 	# Live update through telemetry while hedgewire replays the feed: a
@@ -367,8 +382,10 @@ events|events-stall)
 		n=${run%%:*} mode=${run#*:}
 		DRIVE="${cmds[*]} --seed $seed --gap-ms 1,15 --duration 4"
 		seed=$((seed + 1))
+		# the driver is connected before the feed starts (800 ms)
 		hedged_run "$n" "$mode" --set replay.pace=rate \
-			--set replay.pps=25000 "${stall[@]}"
+			--set replay.pps=20000 --set replay.start_delay_ms=800 \
+			"${stall[@]}"
 		DRIVE=
 		for key in reject_kill_switch reject_instrument_disabled \
 			   reject_position_limit orders; do
@@ -449,6 +466,56 @@ events-corrupt)
 			echo "  $n workers: worker $w corrupted at seq $at, caught at checkpoint $ck, silent from seq $from (last order sent: ${last:-none})"
 		done
 	done
+	;;
+gap-halt)
+	# A replica that missed input stops trading; the others carry on.
+	# Worker 1's copy of the feed lacks 400 frames: it halts at the gap,
+	# worker 0 sends every order (the reference's, byte for byte), and
+	# the exit status says a replica halted (8 + 8). Then a capture met
+	# mid-session: join = recover halts (nothing sent), join = baseline
+	# trades after the warm-up.
+	EDIT="python3 $SRCDIR/tests/integration/pcap_edit.py"
+	hedged_reference
+	$EDIT "$T/feed.pcap" "$T/holed.pcap" --drop 3000-3399 >/dev/null
+	for mode in claim tx-lcore; do
+		rm -f "$T"/out*.pcap
+		lcores="--lcores=0@0,1@1,2@0"
+		tx=",tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap"
+		[ "$mode" = claim ] || { lcores+=",3@1"; tx=",tx_pcap=$T/out0.pcap"; }
+		rc=0
+		run_hw "$lcores" "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/holed.pcap$tx" \
+			-c "$T/conf.ini" --set run.workers=2 --set run.dedup=$mode \
+			--set run.idle_timeout_ms=0 || rc=$?
+		expect_eq "$mode: exit status" "$rc" 16
+		grep -q "exit status 16: a replica missed input and halted" "$T/err" ||
+			fail "$mode: stderr: $(cat "$T/err")"
+		grep -q "^worker 1 HALTED on a sequence gap" "$T/out" ||
+			fail "$mode: worker 1 did not halt: $(grep -i 'halt\|agree' "$T/out")"
+		grep -q "^worker 0 HALTED" "$T/out" && fail "$mode: worker 0 halted"
+		grep -q "LEFT THE RACE" "$T/out" && fail "$mode: a replica left the race: $(grep LEFT "$T/out")"
+		python3 "$SRCDIR/tests/ref/merge_orders.py" "$T/merged.pcap" "$T"/out*.pcap \
+			>/dev/null || fail "$mode: a duplicate order escaped"
+		$CMP "$T/expected.pcap" "$T/merged.pcap" ||
+			fail "$mode: the orders that left differ from the reference's"
+		echo "  $mode: $(grep '^worker 1 HALTED' "$T/out" | cut -c1-90)...; $want orders left, as the reference's"
+	done
+	# met mid-session: the first 2000 frames are not in the capture
+	$EDIT "$T/feed.pcap" "$T/late.pcap" --drop 1-2000 >/dev/null
+	rc=0
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/late.pcap,tx_pcap=$T/out.pcap" \
+		-c "$T/conf.ini" --set run.idle_timeout_ms=0 || rc=$?
+	expect_eq "late join, recover: exit status" "$rc" 16
+	expect_eq "late join, recover: orders" "$(value orders)" 0
+	rc=0
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/late.pcap,tx_pcap=$T/out.pcap" \
+		-c "$T/conf.ini" --set run.idle_timeout_ms=0 --set feed.join=baseline \
+		--set feed.warmup_messages=5000 || rc=$?
+	expect_eq "late join, baseline: exit status" "$rc" 0
+	grep -q "^worker 0 joined mid-session (baseline): [1-9][0-9]* triggers left alone" "$T/out" ||
+		fail "baseline: $(grep -i joined "$T/out")"
+	[ "$(value orders)" -gt 0 ] || fail "baseline join: no orders after the warm-up"
+	expect_eq "late join, baseline: gaps" "$(value gaps)" 0
+	echo "  late join: recover halts (0 orders); baseline trades after the warm-up ($(value orders) orders)"
 	;;
 hedged|stall|worker-stop)
 	# N hedged workers, each with its own RX queue (the whole feed) and
