@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 
@@ -107,7 +108,8 @@ usage(FILE *out)
 		"  --type LETTERS    only these message types, e.g. AFE (implies --messages)\n"
 		"  --symbol SYM      only messages naming SYM, or on a locate an 'R' message\n"
 		"                    gave SYM earlier (implies --messages)\n"
-		"  --live            read DPDK port --dpdk-port (default 0) until ^C\n"
+		"  --live            read DPDK port --dpdk-port (default 0) until ^C, with a\n"
+		"                    progress line every second on stderr\n"
 		"  --dpdk-port N     DPDK port id for --live\n"
 		"  --count N         stop after N frames\n"
 		"exit status: 0 ok; 1 read error (what was read is still reported) or\n"
@@ -452,6 +454,30 @@ frame_in(struct inspect *x, const struct pcap_pkthdr *h, const uint8_t *d,
 	walk(x, d, h->caplen);
 }
 
+#define PCAP_RECORD_HDR_LEN 16
+
+/* 1 for a classic pcap file (16-byte record headers, either byte order,
+ * micro- or nanosecond stamps), whose record sizes can be checked by the
+ * file position; 0 for pcapng, stdin or anything else. */
+static int
+classic_pcap(const char *file)
+{
+	uint8_t b[4];
+	uint32_t magic;
+	FILE *f;
+	int ok;
+
+	if (strcmp(file, "-") == 0 || (f = fopen(file, "rb")) == NULL)
+		return 0;
+	ok = fread(b, 1, sizeof(b), f) == sizeof(b);
+	fclose(f);
+	if (!ok)
+		return 0;
+	magic = hgw_be32(b);
+	return magic == 0xA1B2C3D4 || magic == 0xD4C3B2A1 ||
+	       magic == 0xA1B23C4D || magic == 0x4D3CB2A1;
+}
+
 static int
 read_pcap(struct inspect *x)
 {
@@ -480,7 +506,27 @@ read_pcap(struct inspect *x)
 		pcap_close(p);
 		return EXIT_USAGE;
 	}
+	FILE *fp = classic_pcap(file) ? pcap_file(p) : NULL;
+	off_t at = fp != NULL ? ftello(fp) : -1;
+
 	while (!stop && (rc = pcap_next_ex(p, &h, &d)) == 1) {
+		off_t next = at >= 0 ? ftello(fp) : -1;
+
+		/* libpcap cuts a record longer than the file's snapshot
+		 * length down to it and carries on; such a record is not
+		 * what was captured, so it ends the read like any other
+		 * damage to the file. */
+		if (at >= 0 && next >= 0 &&
+		    next - at != PCAP_RECORD_HDR_LEN + (off_t)h->caplen) {
+			fprintf(stderr, PROG ": %s: read error after frame %"
+				PRIu64 ": invalid packet capture length %jd, "
+				"bigger than snaplen of %d\n", file, x->frame,
+				(intmax_t)(next - at - PCAP_RECORD_HDR_LEN),
+				pcap_snapshot(p));
+			pcap_close(p);
+			return EXIT_READ;
+		}
+		at = next;
 		frame_in(x, h, d, (uint64_t)h->ts.tv_sec * 1000000u +
 			 (uint64_t)h->ts.tv_usec);
 		if (x->o.max_frames && x->frame >= x->o.max_frames)
@@ -494,6 +540,16 @@ read_pcap(struct inspect *x)
 	}
 	pcap_close(p);
 	return EXIT_OK;
+}
+
+static void
+progress(const struct inspect *x)
+{
+	const struct hgw_feed_stats *s = &x->f.stats;
+
+	fprintf(stderr, PROG ": %" PRIu64 " frames, %" PRIu64 " messages, %"
+		PRIu64 " drops, %" PRIu64 " gaps so far\n", x->frame,
+		s->messages, hgw_feed_drops_total(s), s->gaps);
 }
 
 static int
@@ -521,10 +577,12 @@ read_live(struct inspect *x)
 	}
 	rte_eth_allmulticast_enable(port);
 	uint64_t hz = rte_get_timer_hz();
+	uint64_t next = rte_get_timer_cycles() + hz;
 
 	while (!stop) {
 		uint16_t n = rte_eth_rx_burst(port, 0, m, RTE_DIM(m));
-		uint64_t now = rte_get_timer_cycles() / (hz / 1000000u);
+		uint64_t cyc = rte_get_timer_cycles();
+		uint64_t now = cyc / (hz / 1000000u);
 
 		for (uint16_t i = 0; i < n; i++) {
 			struct pcap_pkthdr h;
@@ -538,6 +596,10 @@ read_live(struct inspect *x)
 		rte_pktmbuf_free_bulk(m, n);
 		if (x->o.max_frames && x->frame >= x->o.max_frames)
 			break;
+		if (cyc >= next) {
+			progress(x);
+			next = cyc + hz;
+		}
 	}
 	rte_eth_dev_stop(port);
 	return EXIT_OK;
