@@ -2,7 +2,8 @@
 # hgw-inspect tells the truth: on a capture with every fault the generator
 # can inject, its message counts by type, heartbeats, gaps, duplicate
 # packets and drop reasons equal the generator's; reading the same capture
-# as a live DPDK port (net_pcap) prints the same report.
+# as a live DPDK port (net_pcap) prints the same report, and so does a live
+# run stopped by SIGINT, after progress lines every second.
 #   inspect.sh INSPECT FEEDGEN SRCDIR
 INSPECT=$1 FEEDGEN=$2 SRCDIR=$3
 HEDGEWIRE=unused
@@ -43,4 +44,24 @@ frames=$(truth frames)
 untimed() { sed -e 's/  span [0-9.]* s//' -e 's/  ([0-9]*\/s over the span)//' "$1"; }
 diff <(untimed "$T/out") <(untimed "$T/live") >"$T/diff" ||
 	{ cat "$T/diff"; fail "live report differs from the pcap report"; }
+
+# Live until ^C: progress on stderr every second, the summary on SIGINT.
+# shellcheck disable=SC2086
+"$INSPECT" -l0 --no-pci $EAL_MEM --file-prefix "$PREFIX" --log-level=error \
+	--vdev "net_pcap0,rx_pcap=$T/feed.pcap" -- --live \
+	>"$T/live2" 2>"$T/err2" &
+pid=$!
+for _ in $(seq 100); do
+	[ "$(grep -c 'so far$' "$T/err2")" -ge 2 ] && break
+	sleep 0.1
+done
+kill -INT "$pid"
+rc=0
+wait "$pid" || rc=$?
+expect_eq "exit status after SIGINT" "$rc" 0
+grep -Eq "^hgw-inspect: $frames frames, $(truth messages) messages, [0-9]+ drops, $(truth gaps) gaps so far$" \
+	"$T/err2" || fail "no progress line with the totals: $(cat "$T/err2")"
+diff <(untimed "$T/out") <(untimed "$T/live2") >"$T/diff" ||
+	{ cat "$T/diff"; fail "report after SIGINT differs from the pcap report"; }
+echo "  $(grep -c 'so far$' "$T/err2") progress lines, then the report on SIGINT"
 echo "PASS: hgw-inspect agrees with the generator, from a file and from a port"
