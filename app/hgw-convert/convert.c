@@ -966,11 +966,6 @@ static const unsigned cv_allowed[] = {
 	[CMD_LOOP] = CV_BIT(OPT_TIMES) | CV_BIT(OPT_GAP_US) |
 		     CV_BIT(OPT_GROUP) | CV_BIT(OPT_PORT),
 };
-static const char *const cv_cmd_name[] = {
-	[CMD_ITCH2PCAP] = "itch2pcap",
-	[CMD_PCAP2ITCH] = "pcap2itch",
-	[CMD_LOOP] = "loop",
-};
 
 static void
 cv_session(struct cv_opts *o, const char *s)
@@ -1007,8 +1002,9 @@ cv_addr(const char *s, int want_mcast)
 static void
 cv_parse_args(struct cv_opts *o, int argc, char **argv)
 {
-	const char *cmd;
-	int c, times_set = 0;
+	const char *group = NULL, *port = NULL, *cmd;
+	unsigned seen = 0, i;
+	int c;
 
 	memset(o, 0, sizeof(*o));
 	cv_session(o, "HGW0000001");
@@ -1018,38 +1014,11 @@ cv_parse_args(struct cv_opts *o, int argc, char **argv)
 	o->group = CV_DEF_GROUP;
 	o->port = CV_DEF_PORT;
 
-	if (argc < 2) {
-		fprintf(stderr, CV_NAME ": missing command (itch2pcap, "
-			"pcap2itch or loop; try --help)\n");
-		exit(2);
-	}
-	cmd = argv[1];
-	if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
-		cv_usage(stdout);
-		exit(0);
-	}
-	if (strcmp(cmd, "itch2pcap") == 0)
-		o->cmd = CMD_ITCH2PCAP;
-	else if (strcmp(cmd, "pcap2itch") == 0)
-		o->cmd = CMD_PCAP2ITCH;
-	else if (strcmp(cmd, "loop") == 0)
-		o->cmd = CMD_LOOP;
-	else {
-		fprintf(stderr, CV_NAME ": unknown command '%s' (itch2pcap, "
-			"pcap2itch or loop; try --help)\n", cmd);
-		exit(2);
-	}
-
-	argc--;
-	argv++;
+	/* Options anywhere (getopt permutes); the command is the first
+	 * operand, so which options apply is checked once it is known. */
 	while ((c = getopt_long(argc, argv, "qh", cv_longopts, NULL)) != -1) {
-		if (c >= OPT_SESSION && c <= OPT_GAP_US &&
-		    !(cv_allowed[o->cmd] & CV_BIT(c))) {
-			fprintf(stderr, CV_NAME ": %s takes no --%s\n",
-				cv_cmd_name[o->cmd],
-				cv_longopts[c - OPT_SESSION].name);
-			exit(2);
-		}
+		if (c >= OPT_SESSION && c <= OPT_GAP_US)
+			seen |= CV_BIT(c);
 		switch (c) {
 		case OPT_SESSION:
 			cv_session(o, optarg);
@@ -1069,18 +1038,16 @@ cv_parse_args(struct cv_opts *o, int argc, char **argv)
 					      CV_MAX_UDP_PAYLOAD);
 			break;
 		case OPT_GROUP:
-			o->group = cv_addr(optarg, o->cmd == CMD_ITCH2PCAP);
+			group = optarg;
 			break;
 		case OPT_PORT:
-			o->port = (uint16_t)cv_num("port", optarg,
-					o->cmd == CMD_ITCH2PCAP ? 1 : 0, 65535);
+			port = optarg;
 			break;
 		case OPT_VLAN:
 			o->vlan = (uint16_t)cv_num("vlan", optarg, 0, 4094);
 			break;
 		case OPT_TIMES:
 			o->times = cv_num("times", optarg, 1, 1000000);
-			times_set = 1;
 			break;
 		case OPT_GAP_US:
 			/* A day at most. */
@@ -1098,14 +1065,48 @@ cv_parse_args(struct cv_opts *o, int argc, char **argv)
 			exit(2);
 		}
 	}
-	if (argc - optind != 2) {
+	if (optind >= argc) {
+		fprintf(stderr, CV_NAME ": missing command (itch2pcap, "
+			"pcap2itch or loop; try --help)\n");
+		exit(2);
+	}
+	cmd = argv[optind];
+	if (strcmp(cmd, "itch2pcap") == 0)
+		o->cmd = CMD_ITCH2PCAP;
+	else if (strcmp(cmd, "pcap2itch") == 0)
+		o->cmd = CMD_PCAP2ITCH;
+	else if (strcmp(cmd, "loop") == 0)
+		o->cmd = CMD_LOOP;
+	else {
+		fprintf(stderr, CV_NAME ": unknown command '%s' (itch2pcap, "
+			"pcap2itch or loop; try --help)\n", cmd);
+		exit(2);
+	}
+	for (i = 0; i < sizeof(cv_longopts) / sizeof(cv_longopts[0]); i++) {
+		int v = cv_longopts[i].val;
+
+		if (v >= OPT_SESSION && v <= OPT_GAP_US &&
+		    (seen & CV_BIT(v)) && !(cv_allowed[o->cmd] & CV_BIT(v))) {
+			fprintf(stderr, CV_NAME ": %s takes no --%s\n", cmd,
+				cv_longopts[i].name);
+			exit(2);
+		}
+	}
+	/* itch2pcap sends to a group; the others filter on one (0 = any). */
+	if (group != NULL)
+		o->group = cv_addr(group, o->cmd == CMD_ITCH2PCAP);
+	if (port != NULL)
+		o->port = (uint16_t)cv_num("port", port,
+					   o->cmd == CMD_ITCH2PCAP ? 1 : 0,
+					   65535);
+	if (argc - optind != 3) {
 		fprintf(stderr, CV_NAME ": %s needs IN and OUT files (try "
 			"--help)\n", cmd);
 		exit(2);
 	}
-	o->in = argv[optind];
-	o->out = argv[optind + 1];
-	if (o->cmd == CMD_LOOP && !times_set) {
+	o->in = argv[optind + 1];
+	o->out = argv[optind + 2];
+	if (o->cmd == CMD_LOOP && !(seen & CV_BIT(OPT_TIMES))) {
 		fprintf(stderr, CV_NAME ": loop needs --times N\n");
 		exit(2);
 	}
