@@ -22,18 +22,35 @@ hgw_cli_bad(const char *prog, const char *opt, const char *val)
 	exit(2);
 }
 
+/* A fatal error: one line "PROG: message", exit with status. */
+static inline void __attribute__((noreturn, format(printf, 3, 0)))
+hgw_cli_vexit(const char *prog, int status, const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s: ", prog);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
 /* A fatal error: one line "PROG: message", exit 1. */
 static inline void __attribute__((noreturn, format(printf, 2, 3)))
 hgw_cli_die(const char *prog, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s: ", prog);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(EXIT_FAILURE);
+	hgw_cli_vexit(prog, EXIT_FAILURE, fmt, ap);
+}
+
+/* Bad input data (as opposed to an I/O failure): one line, exit 2, the
+ * status of a bad option value. */
+static inline void __attribute__((noreturn, format(printf, 2, 3)))
+hgw_cli_bad_input(const char *prog, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	hgw_cli_vexit(prog, 2, fmt, ap);
 }
 
 /* Decimal unsigned integer in [min, max]; no sign, no spaces. */
