@@ -72,7 +72,8 @@ assert crc32c(b'123456789') == 0xE3069283
 # ---------------------------------------------------------------- config
 
 DEFAULTS = {
-    'feed': {'group': '233.54.12.111', 'port': '26477', 'vlan': '0'},
+    'feed': {'group': '233.54.12.111', 'port': '26477', 'vlan': '0',
+             'max_jump': '1000000', 'session_confirm': '8', 'join': 'recover'},
     'book': {'instruments': '8192'},
     'risk': {'kill': 'no', 'disable': '', 'max_quantity': '10000',
              'max_notional': '1000000', 'collar_bps': '500',
@@ -429,6 +430,10 @@ DROP_KEYS = ['eth_short', 'not_ipv4', 'vlan_mismatch', 'ip_bad_header',
              'not_feed', 'mold_short', 'mold_truncated', 'mold_trailing',
              'mold_too_many_sessions', 'mold_duplicate', 'mold_after_end',
              'itch_bad_length', 'itch_unknown_type']
+# reasons added later: --stats lists them only when not zero, so that the
+# output on a clean feed stays what it was
+DROP_KEYS_NEW = ['ip_checksum', 'udp_checksum', 'mold_seq_zero', 'mold_suspect',
+                 'mold_new_session']
 
 
 # ---------------------------------------------------------------- engine
@@ -489,8 +494,14 @@ def run(feed_path, conf, table, trace=None, events=None):
     any_group = group == b'\0\0\0\0'
     fport = c_int(conf, 'feed', 'port', 0, 65535)
     fvlan = c_int(conf, 'feed', 'vlan', 0, 4095)
+    max_jump = c_int(conf, 'feed', 'max_jump')
+    confirm = c_int(conf, 'feed', 'session_confirm', 0, U32)
+    join = conf['feed']['join']
+    if join not in ('recover', 'baseline'):
+        die('bad value for [feed] join: %r (expected recover or baseline)' % join)
+    baseline = join == 'baseline'
 
-    drops = dict.fromkeys(DROP_KEYS, 0)
+    drops = dict.fromkeys(DROP_KEYS + DROP_KEYS_NEW, 0)
     types = {}
     fst = {'frames': 0, 'messages': 0, 'heartbeats': 0, 'end_of_session': 0,
            'gaps': 0, 'gap_messages': 0}
@@ -517,8 +528,13 @@ def run(feed_path, conf, table, trace=None, events=None):
     names = [None] * NINST            # 8-byte raw names
     last_trade = [None] * NINST
 
-    sessions = {}                     # name -> [expected, ended, index]
+    # name -> [expected, ended, index, superseded, taken a packet]; only
+    # sessions that were taken (became the current one) are here
+    sessions = {}
     sess_names = []
+    cur = None                        # the current session's list
+    cand_name, cand_n, cand_next = None, 0, 0   # a new session not confirmed yet
+    suspect = None                    # (session list, seq + blocks) of a held jump
 
     # strategy state
     tbl = eng.table
@@ -813,6 +829,16 @@ def run(feed_path, conf, table, trace=None, events=None):
         if (not any_group and buf[q + 16:q + 20] != group) or (fport and H(buf, u + 2)[0] != fport):
             drops['not_feed'] += 1
             continue
+        # checksums: the IPv4 header; the UDP one unless 0 (not sent), over
+        # the pseudo header (source, destination, 0, 17, UDP length), the
+        # UDP header and payload; a correct one sums to 0xFFFF
+        if csum16(buf[q:u]) != 0xFFFF:
+            drops['ip_checksum'] += 1
+            continue
+        if H(buf, u + 6)[0] != 0 and \
+                csum16(buf[u:u + ulen], csum16(buf[q + 12:q + 20]) + 17 + ulen) != 0xFFFF:
+            drops['udp_checksum'] += 1
+            continue
         m = u + 8
         mend = u + ulen
         if mend - m < 20:
@@ -841,19 +867,65 @@ def run(feed_path, conf, table, trace=None, events=None):
         if pos != mend:     # also a heartbeat / end of session with a body
             drops['mold_trailing'] += 1
             continue
+        nblk = 0 if blocks is None else count
+        if seq + nblk > U64:    # the numbers would wrap: not a real packet
+            drops['mold_truncated'] += 1
+            continue
+        if seq == 0:        # MoldUDP64 numbers from 1: a zeroed or damaged header
+            drops['mold_seq_zero'] += 1
+            continue
         st = sessions.get(sess)
         if st is None:
+            # a session not met before: taken when there is no current one
+            # or it has ended; else only the confirm-th consecutive packet in
+            # sequence of this same name takes over (the earlier ones dropped)
+            live = cur is not None and not cur[1]
+            if live:
+                if confirm == 0:
+                    drops['mold_new_session'] += 1
+                    continue
+                if cand_n == 0 or cand_name != sess or seq != cand_next:
+                    cand_name, cand_n = sess, 0
+                cand_n += 1
+                cand_next = seq + nblk
+                if cand_n < confirm:
+                    drops['mold_new_session'] += 1
+                    continue
             if len(sessions) >= 4:
                 drops['mold_too_many_sessions'] += 1
                 continue
-            st = sessions[sess] = [1, False, len(sess_names)]
+            if live:        # superseded: ended, and its end is after_end
+                cur[3] = True
+                cur[1] = True
+            cand_n = 0
+            st = sessions[sess] = [1, False, len(sess_names), False, False]
             sess_names.append(sess)
+            cur = st
+            if baseline and seq > 1:    # joined mid-session: no gap
+                st[0] = seq
         if st[1]:
             # a repeated end of session (e.g. from the other A/B line) is a
-            # duplicate; anything else after the end is mold_after_end
-            drops['mold_duplicate' if count == 0xFFFF else 'mold_after_end'] += 1
+            # duplicate; anything else after the end, and any packet of a
+            # superseded session, is mold_after_end
+            drops['mold_duplicate' if count == 0xFFFF and not st[3]
+                  else 'mold_after_end'] += 1
             continue
         exp = st[0]
+        # suspect jump: more than max_jump past the expected number, in a
+        # session that took a packet before: held (dropped) until the next
+        # packet of the session continues from it (real: go on, a gap) or
+        # does not jump (forgotten)
+        if max_jump and st[4] and seq > exp and seq - exp > max_jump:
+            if suspect is not None and suspect[0] is st and seq >= suspect[1] \
+                    and seq - suspect[1] <= max_jump:
+                suspect = None
+            else:
+                suspect = (st, seq + nblk)
+                drops['mold_suspect'] += 1
+                continue
+        elif suspect is not None and suspect[0] is st:
+            suspect = None
+        st[4] = True
         if blocks is None:
             if count == 0:
                 fst['heartbeats'] += 1
@@ -1023,7 +1095,8 @@ def main(argv=None):
             for name, exp, ended in stats['sessions']:
                 f.write('session %s next %d ended %d\n' % (name, exp, ended))
             for k, v in stats['drops'].items():
-                f.write('drop %s %d\n' % (k, v))
+                if v or k not in DROP_KEYS_NEW:
+                    f.write('drop %s %d\n' % (k, v))
             for k, v in stats['types'].items():
                 f.write('type %s %d\n' % (k, v))
     return 0

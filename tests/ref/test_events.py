@@ -45,18 +45,23 @@ def find_tool(name):
     return shutil.which(name)
 
 
-def mold_frame(sess, seq, msgs):
-    body = struct.pack('>10sQH', sess, seq, len(msgs)) + b''.join(
-        struct.pack('>H', len(m)) + m for m in msgs)
+def mold_frame(sess, seq, msgs, count=None):
+    """A MoldUDP64 frame: IPv4 header checksum set, UDP checksum 0 (not
+    sent); count 0 / 0xFFFF with no msgs: heartbeat / end of session."""
+    body = struct.pack('>10sQH', sess, seq, len(msgs) if count is None else count) + \
+        b''.join(struct.pack('>H', len(m)) + m for m in msgs)
     udp = struct.pack('>HHHH', 40000, 26477, 8 + len(body), 0) + body
-    ip = struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
-                     bytes((10, 1, 1, 1)), bytes((233, 54, 12, 111)))
-    return b'\x01\x00\x5e\x36\x0c\x6f' + b'\x02\x00\x00\x00\x00\x09' + b'\x08\x00' + ip + udp
+    ip = bytearray(struct.pack('>BBHHHBBH4s4s', 0x45, 0, 20 + len(udp), 0, 0x4000, 64, 17, 0,
+                               bytes((10, 1, 1, 1)), bytes((233, 54, 12, 111))))
+    struct.pack_into('>H', ip, 10, hgw_ref.inet_checksum(ip))
+    return b'\x01\x00\x5e\x36\x0c\x6f' + b'\x02\x00\x00\x00\x00\x09' + b'\x08\x00' + \
+        bytes(ip) + udp
 
 
 def synth_feed(path, sess, seed, nmsg, ref_base=1, ninst=30):
     """ITCH adds/executes/cancels/deletes around a per-instrument mid,
-    four messages a MoldUDP64 packet, one session; bids stay below the
+    four messages a MoldUDP64 packet, one session ending with an end of
+    session; bids stay below the
     mid and asks above.  Names and mids do not depend on seed, so a second session (other seed and ref_base) trades
     on the same books."""
     rnd = random.Random(1000)
@@ -107,6 +112,7 @@ def synth_feed(path, sess, seed, nmsg, ref_base=1, ninst=30):
     frames = []
     for i in range(0, len(msgs), 4):
         frames.append((t, mold_frame(sess, 1 + i, msgs[i:i + 4])))
+    frames.append((t, mold_frame(sess, 1 + len(msgs), [], 0xFFFF)))   # end of session
     hgw_ref.pcap_write(path, frames)
 
 
