@@ -133,6 +133,22 @@ integrity)
 			fail "hedgewire exited $?: $(cat "$T/err")"
 	}
 	drop_count() { awk -v r="$1" '$1 == "drop" && $2 == r { print $3 }' "$T/out"; }
+	# the independent reference decoder (tests/ref) counts the same
+	ref_stats() {
+		python3 "$SRCDIR/tests/ref/hgw_ref.py" --feed "$1" --bbo "$T/ref.bbo" \
+			--stats "$T/ref.stats" >/dev/null || fail "reference decoder failed on $1"
+		local kind key v got n=0
+		while read -r kind key v; do
+			case $kind in
+			drop) got=$(drop_count "$key");;
+			messages|gaps|gap_messages) v=$key; key=$kind; got=$(value "$kind");;
+			*) continue;;
+			esac
+			expect_eq "$key (hedgewire vs the reference decoder)" "${got:-0}" "$v"
+			n=$((n + 1))
+		done <"$T/ref.stats"
+		echo "      $n counters equal the reference decoder's"
+	}
 	# (a) one sequence number damaged to 2^63 (checksums made right, so
 	# only the sequencing can tell): held as suspect, forgotten when the
 	# feed goes on; the session is not thrown away
@@ -144,6 +160,7 @@ integrity)
 	expect_eq "(a) mold_suspect" "$(drop_count mold_suspect)" 1
 	expect_eq "(a) gap_messages" "$(value gap_messages)" "$c"
 	echo "  (a) seq $q damaged to 2^63: that packet's $c messages lost, $(value messages) of $total applied"
+	ref_stats "$T/a.pcap"
 	# (b) one bit flipped in 5% of the frames: every one of them refused
 	# (the checksums, or the header check that comes first), nothing of
 	# them applied
@@ -158,6 +175,7 @@ integrity)
 	[ "$(drop_count udp_checksum)" -gt 0 ] && [ "$(drop_count ip_checksum)" -gt 0 ] ||
 		fail "(b) checksums did not catch the flips: $(grep '^  drop' "$T/out")"
 	echo "  (b) $k frames with a flipped bit: all refused ($(drop_count ip_checksum) ip_checksum, $(drop_count udp_checksum) udp_checksum), $(value messages) of $total messages applied"
+	ref_stats "$T/b.pcap"
 	# (c) a flipped session name (a phantom session): dropped, no slot,
 	# the end of session still ends the run
 	$EDIT "$T/feed.pcap" "$T/c.pcap" --session 700=HGX0000001 --fix-checksums >"$T/lost"
@@ -168,6 +186,7 @@ integrity)
 	expect_eq "(c) messages" "$(value messages)" $((total - c))
 	[ "$(grep -c '^  session ' "$T/out")" = 1 ] || fail "(c) the phantom took a slot"
 	echo "  (c) phantom session on one packet: dropped, $(grep -c '^  session ' "$T/out") session tracked"
+	ref_stats "$T/c.pcap"
 	# (d) a sanitised capture (zeroed MoldUDP64 headers): every packet
 	# refused as mold_seq_zero, not as a duplicate
 	$EDIT "$T/feed.pcap" "$T/d.pcap" --zero-mold --fix-checksums >/dev/null
@@ -175,6 +194,7 @@ integrity)
 	expect_eq "(d) mold_seq_zero" "$(drop_count mold_seq_zero)" "$(truth frames)"
 	expect_eq "(d) mold_duplicate" "$(drop_count mold_duplicate)" ""
 	echo "  (d) sanitised capture: $(drop_count mold_seq_zero) packets refused as mold_seq_zero"
+	ref_stats "$T/d.pcap"
 	;;
 *)
 	fail "unknown scenario $SCENARIO";;
