@@ -36,6 +36,7 @@
 #include <rte_ring.h>
 #include <rte_telemetry.h>
 
+#include "capture.h"
 #include "config.h"
 #include "control.h"
 #include "hgw_cli.h"
@@ -1033,6 +1034,7 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 #define EXIT_ORDERS     2	/* orders refused by the port (not sent) */
 #define EXIT_JOURNAL    4	/* orders sent but not journalled */
 #define EXIT_HALTED     8	/* a replica missed input and stopped trading */
+#define EXIT_CAPTURE    16	/* a replayed capture could not be read to its end */
 
 static const char *const halt_names[] = {
 	[HGW_HALT_NONE] = "trading",
@@ -1112,6 +1114,7 @@ main(int argc, char **argv)
 	if (trade)
 		trading_init(&trading, &conf);
 	pool = ports_setup(&conf, trade);
+	hgw_capture_check_start(conf.rx_port);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
 	hgw_ctl_init(workers, conf.workers, &conf,
@@ -1329,6 +1332,8 @@ main(int argc, char **argv)
 		status |= EXIT_JOURNAL;
 	if (trading.journal != NULL && hgw_journal_failed(trading.journal) != 0)
 		status |= EXIT_JOURNAL;
+	if (hgw_capture_check_end(stdout) != 0)
+		status |= EXIT_CAPTURE;
 	if (trading.journal != NULL) {
 		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
 		       " failed\n", conf.journal,
@@ -1368,11 +1373,12 @@ main(int argc, char **argv)
 	rte_mempool_free(pool);
 	rte_eal_cleanup();
 	if (status != 0) {
-		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s\n", 8 + status,
+		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s\n", 8 + status,
 			status & EXIT_DIVERGED ? " replicas diverged or disagree;" : "",
 			status & EXIT_ORDERS ? " orders refused by the port;" : "",
 			status & EXIT_JOURNAL ? " orders missing from the journal;" : "",
-			status & EXIT_HALTED ? " a replica missed input and halted;" : "");
+			status & EXIT_HALTED ? " a replica missed input and halted;" : "",
+			status & EXIT_CAPTURE ? " a capture has a read error;" : "");
 		return 8 + status;
 	}
 	return 0;

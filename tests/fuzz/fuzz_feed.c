@@ -3,18 +3,51 @@
  *
  * Input: a sequence of records [u16 big-endian length][frame bytes], so one
  * input drives the sequence tracker across several packets (gaps,
- * duplicates, end of session). Every decoded message goes to a small book,
+ * duplicates, end of session, suspect jumps, new sessions). The length's
+ * top bit asks for the frame's IPv4 and UDP checksums to be made right
+ * first, so that mutated frames get past the checksums to the sequencing
+ * as often as they fail them. Every decoded message goes to a small book,
  * and the book's own consistency check runs after each input: an
  * inconsistency aborts like a crash does.
  */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "hgw_book.h"
 #include "hgw_feed.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* Make a frame's IPv4 header and UDP checksums right, where it has
+ * them within len (anything else is left as it is). */
+static void
+fix_checksums(uint8_t *b, size_t len)
+{
+	size_t ip = 14, ihl, ulen;
+	uint64_t sum;
+	uint16_t c;
+
+	if (len < 14)
+		return;
+	if (hgw_be16(b + 12) == 0x8100 || hgw_be16(b + 12) == 0x88A8)
+		ip = 18;
+	ihl = (size_t)(b[ip] & 0x0F) * 4;
+	if (len < ip + 20 || ihl < 20 || len < ip + ihl + 8)
+		return;
+	hgw_put_be16(b + ip + 10, 0);
+	hgw_put_be16(b + ip + 10, (uint16_t)~hgw_feed_csum_fold(
+		hgw_feed_csum_add(0, b + ip, (uint32_t)ihl)));
+	ulen = hgw_be16(b + ip + ihl + 4);
+	if (ulen < 8 || ip + ihl + ulen > len)
+		return;
+	hgw_put_be16(b + ip + ihl + 6, 0);
+	sum = hgw_feed_csum_add(0, b + ip + 12, 8) + 17 + ulen;
+	c = (uint16_t)~hgw_feed_csum_fold(hgw_feed_csum_add(sum, b + ip + ihl,
+							  (uint32_t)ulen));
+	hgw_put_be16(b + ip + ihl + 6, c == 0 ? 0xFFFF : c);
+}
 
 static struct hgw_book *book;
 
@@ -42,14 +75,17 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* the generator's defaults: 233.54.12.111:26477, any VLAN */
 	static const struct hgw_feed_conf fc = {
 		.group = 0xE9360C6F, .port = 26477, .vlan = 0,
+		.max_jump = 1000, .session_confirm = 2,
 	};
+	static uint8_t frame[65536];
 	struct hgw_feed feed;
 	struct hgw_book *b = book_get();
 	char why[160];
 
 	hgw_feed_init(&feed, &fc);
 	while (size >= 2) {
-		size_t len = hgw_be16(data);
+		size_t len = hgw_be16(data) & 0x7FFF;
+		int fix = (data[0] & 0x80) != 0;
 		struct hgw_feed_pkt p;
 		const uint8_t *msg;
 		uint16_t mlen;
@@ -58,7 +94,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size -= 2;
 		if (len > size)
 			len = size;
-		if (hgw_feed_packet(&feed, data, (uint32_t)len, &p) > 0)
+		memcpy(frame, data, len);
+		if (fix)
+			fix_checksums(frame, len);
+		if (hgw_feed_packet(&feed, frame, (uint32_t)len, &p) > 0)
 			while ((msg = hgw_feed_next(&feed, &p, &mlen)) != NULL)
 				hgw_book_apply(b, msg);
 		data += len;

@@ -73,16 +73,48 @@ capture)
 	"$FEEDGEN" -q -o "$T/feed.pcap" --truth "$T/truth" --seed 21 \
 		--instruments 5 --messages 20000 --per-packet 4
 	# Cut the capture in the middle of a record: no end-of-session, so
-	# hedgewire stops on the idle timeout with what it could read.
+	# hedgewire stops on the idle timeout with what it could read, says
+	# which capture broke after which frame, and exits 8 + 16.
 	size=$(stat -c %s "$T/feed.pcap")
 	head -c $((size / 2 + 7)) "$T/feed.pcap" >"$T/cut.pcap"
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=300 ||
-		fail "hedgewire exited $? on a truncated capture: $(cat "$T/err")"
+	rc=0
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=300 || rc=$?
+	expect_eq "truncated capture: exit status" "$rc" 24
 	grep -q "stopped on idle feed" "$T/out" || fail "did not stop on idle"
 	msgs=$(value messages)
+	frames=$(value frames)
 	[ "$msgs" -gt 0 ] && [ "$msgs" -lt "$(truth messages)" ] ||
 		fail "truncated capture: $msgs messages"
-	echo "  truncated capture: $msgs of $(truth messages) messages, clean stop"
+	grep -q "^capture $T/cut.pcap: READ ERROR after frame $frames: " "$T/out" ||
+		fail "truncated capture: $(grep -i capture "$T/out") (frames $frames)"
+	grep -q "a capture has a read error" "$T/err" || fail "stderr: $(cat "$T/err")"
+	echo "  truncated capture: $msgs of $(truth messages) messages; $(grep '^capture' "$T/out")"
+	# A record longer than the snapshot length (caplen 70000) after
+	# frame 5: libpcap would cut it and go on; it is a read error.
+	python3 - "$T/feed.pcap" "$T/long.pcap" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+off = 24
+for _ in range(5):
+    off += 16 + struct.unpack('<I', d[off + 8:off + 12])[0]
+ts, frac, incl, orig = struct.unpack('<IIII', d[off:off + 16])
+open(sys.argv[2], 'wb').write(d[:off] + struct.pack('<IIII', ts, frac, 70000, 70000) + d[off + 16:])
+PY
+	rc=0
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/long.pcap" --set run.idle_timeout_ms=300 || rc=$?
+	expect_eq "caplen 70000: exit status" "$rc" 24
+	grep -q "^capture $T/long.pcap: READ ERROR after frame 5: a record longer than the snapshot length" "$T/out" ||
+		fail "caplen 70000: $(grep -i capture "$T/out")"
+	echo "  $(grep '^capture' "$T/out")"
+	# Not Ethernet: refused at start-up in one line
+	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[20:24] = (113).to_bytes(4, "little"); open(sys.argv[2], "wb").write(d)' \
+		"$T/feed.pcap" "$T/sll.pcap"
+	if run_hw -l0-1 "net_pcap0,rx_pcap=$T/sll.pcap" --set run.idle_timeout_ms=300; then
+		fail "a LINUX_SLL capture was replayed"
+	fi
+	expect_eq "LINUX_SLL: error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
+	grep -q "link type LINUX_SLL (113) is not Ethernet" "$T/err" || fail "LINUX_SLL: $(cat "$T/err")"
+	echo "  refused: $(grep '^hedgewire: ' "$T/err")"
 	# Flip bytes all over the payload of a copy: every damaged frame is
 	# counted under some drop reason or decoded; hedgewire never crashes.
 	cp "$T/feed.pcap" "$T/noise.pcap"
@@ -90,8 +122,15 @@ capture)
 	perl -e 'open(my $f, "+<", $ARGV[0]) or die; binmode $f;
 		for (my $o = 100; $o < $ARGV[1]; $o += 397) {
 			seek($f, $o, 0); print $f "\x5a" }' "$T/noise.pcap" "$size"
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=300 ||
-		fail "hedgewire exited $? on a corrupted capture: $(cat "$T/err")"
+	rc=0
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=300 || rc=$?
+	# a byte landing in a record header can make the file unreadable
+	# from there: then, and only then, the status says so
+	if grep -q "^capture .*: READ ERROR" "$T/out"; then
+		expect_eq "corrupted capture with a read error: exit status" "$rc" 24
+	else
+		expect_eq "corrupted capture: exit status" "$rc" 0
+	fi
 	frames=$(value frames)
 	drops=$(awk '$1 == "drop" { s += $3 } END { print s + 0 }' "$T/out")
 	[ "$frames" -gt 0 ] && [ "$drops" -gt 0 ] ||
