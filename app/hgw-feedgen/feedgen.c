@@ -103,12 +103,28 @@ struct fg_opts {
 	uint64_t heartbeats;
 	uint64_t gap_every, dup_every, trunc_every, corrupt_every;
 	const char *out, *truth, *list;
+	/* Line B: a second capture of the same packets (see fg_flush). */
+	const char *line_b;
+	uint32_t group_b;        /* host order; 0 = the same as group */
+	uint32_t loss_ppm[2];    /* per line, parts per million */
+	uint64_t loss_seed;
 	int quiet;
+};
+
+/* What a receiver of one line, or of both (A/B arbitration), sees of the
+ * data packets: runs of missing packets are the gaps it declares. */
+struct fg_view {
+	uint64_t messages;
+	uint64_t gaps, gap_messages;
+	int prev_missing;        /* the last data packet was missing */
 };
 
 struct fg {
 	struct fg_opts o;
 	struct fg_rng rng;
+	/* Line losses: a stream of its own, so the feed does not depend on
+	 * them. */
+	struct fg_rng loss_rng;
 	struct fg_instr *ins;
 	uint64_t next_ref;
 	uint64_t next_match;
@@ -135,11 +151,14 @@ struct fg {
 	uint8_t frame[FG_MAX_FRAME];
 	uint16_t ip_id;
 	uint64_t data_pkts;
-	int prev_gapped;
+	pcap_dumper_t *dump_b;
+	uint8_t frame_b[FG_MAX_FRAME];
 
-	/* Truth counters. */
-	uint64_t frames, messages, heartbeats;
-	uint64_t gaps, gap_messages;
+	/* Truth counters. Line A is the --out capture: its view and
+	 * type_count include the exchange's gaps and A's losses. */
+	uint64_t frames, frames_b, heartbeats;
+	struct fg_view a, b, ab;
+	uint64_t lost_a, lost_b, lost_both, lost_both_messages;
 	uint64_t dups, truncs, corrupts;
 	uint64_t type_count[256];
 };
@@ -297,12 +316,12 @@ fg_csum_fold(uint32_t sum)
 	return (uint16_t)~sum;
 }
 
-/* Builds the full frame carrying a MoldUDP64 payload into g->frame and
- * returns its length. Each call uses the next IPv4 identification. */
+/* Builds the full frame carrying a MoldUDP64 payload to group with IPv4
+ * identification id into f and returns its length. */
 static size_t
-fg_build_frame(struct fg *g, const uint8_t *pay, size_t plen)
+fg_frame_to(const struct fg *g, uint8_t *f, uint32_t group, uint16_t id,
+	    const uint8_t *pay, size_t plen)
 {
-	uint8_t *f = g->frame;
 	uint8_t *ip, *udp, pseudo[12];
 	size_t off = 0;
 	uint16_t ulen = (uint16_t)(FG_UDP_HDR + plen);
@@ -312,9 +331,9 @@ fg_build_frame(struct fg *g, const uint8_t *pay, size_t plen)
 	f[0] = 0x01;
 	f[1] = 0x00;
 	f[2] = 0x5e;
-	f[3] = (uint8_t)((g->o.group >> 16) & 0x7f);
-	f[4] = (uint8_t)(g->o.group >> 8);
-	f[5] = (uint8_t)g->o.group;
+	f[3] = (uint8_t)((group >> 16) & 0x7f);
+	f[4] = (uint8_t)(group >> 8);
+	f[5] = (uint8_t)group;
 	/* Fixed locally administered source MAC. */
 	memcpy(f + 6, "\x02\x48\x47\x57\x00\x01", 6);
 	off = 12;
@@ -330,13 +349,13 @@ fg_build_frame(struct fg *g, const uint8_t *pay, size_t plen)
 	ip[0] = 0x45;
 	ip[1] = 0;
 	hgw_put_be16(ip + 2, (uint16_t)(FG_IP_HDR + ulen));
-	hgw_put_be16(ip + 4, g->ip_id++);
+	hgw_put_be16(ip + 4, id);
 	hgw_put_be16(ip + 6, 0);          /* DF clear, no fragments */
 	ip[8] = 64;
 	ip[9] = 17;
 	hgw_put_be16(ip + 10, 0);
 	hgw_put_be32(ip + 12, g->o.src);
-	hgw_put_be32(ip + 16, g->o.group);
+	hgw_put_be32(ip + 16, group);
 	hgw_put_be16(ip + 10, fg_csum_fold(fg_csum_add(0, ip, FG_IP_HDR)));
 
 	udp = ip + FG_IP_HDR;
@@ -356,10 +375,17 @@ fg_build_frame(struct fg *g, const uint8_t *pay, size_t plen)
 	return (size_t)(udp - f) + ulen;
 }
 
-/* Writes len bytes of g->frame with the pcap time of ITCH time ns, and its
- * --list line. */
+/* Builds line A's frame into g->frame and returns its length. Each call
+ * uses the next IPv4 identification. */
+static size_t
+fg_build_frame(struct fg *g, const uint8_t *pay, size_t plen)
+{
+	return fg_frame_to(g, g->frame, g->o.group, g->ip_id++, pay, plen);
+}
+
+/* Writes len bytes of frame to dump with the pcap time of ITCH time ns. */
 static void
-fg_write(struct fg *g, size_t len, uint64_t ns, uint64_t seq, unsigned count)
+fg_dump(pcap_dumper_t *dump, const uint8_t *frame, size_t len, uint64_t ns)
 {
 	struct pcap_pkthdr h;
 
@@ -368,11 +394,34 @@ fg_write(struct fg *g, size_t len, uint64_t ns, uint64_t seq, unsigned count)
 	h.ts.tv_usec = (suseconds_t)((ns % FG_NS_PER_SEC) / 1000);
 	h.caplen = (bpf_u_int32)len;
 	h.len = (bpf_u_int32)len;
-	pcap_dump((u_char *)g->dump, &h, g->frame);
+	pcap_dump((u_char *)dump, &h, frame);
+}
+
+/* Writes len bytes of g->frame to line A with the pcap time of ITCH time
+ * ns, and its --list line. */
+static void
+fg_write(struct fg *g, size_t len, uint64_t ns, uint64_t seq, unsigned count)
+{
+	fg_dump(g->dump, g->frame, len, ns);
 	g->frames++;
 	if (g->list)
 		fprintf(g->list, "%s %" PRIu64 " %u %zu\n", g->o.session_trim,
 			seq, count, len);
+}
+
+/* Writes line B's copy of a frame of line A: the same payload and IPv4
+ * identification id, to --group-b, at the same pcap time. */
+static void
+fg_write_b(struct fg *g, uint16_t id, const uint8_t *pay, size_t plen,
+	   uint64_t ns)
+{
+	size_t len;
+
+	g->frames_b++;           /* counted for the truth even unwritten */
+	if (g->dump_b == NULL)
+		return;
+	len = fg_frame_to(g, g->frame_b, g->o.group_b, id, pay, plen);
+	fg_dump(g->dump_b, g->frame_b, len, ns);
 }
 
 static void
@@ -384,16 +433,18 @@ fg_mold_hdr(const struct fg *g, uint8_t *p, uint64_t seq, unsigned count)
 }
 
 /* A heartbeat (count 0) or end of session (count 0xFFFF) carrying the next
- * expected sequence number. */
+ * expected sequence number, on both lines: these are never lost. */
 static void
 fg_control(struct fg *g, unsigned count, uint64_t ns)
 {
 	uint8_t p[FG_MOLD_HDR];
+	uint16_t id = g->ip_id;
 	size_t len;
 
 	fg_mold_hdr(g, p, g->next_seq, count);
 	len = fg_build_frame(g, p, sizeof(p));
 	fg_write(g, len, ns, g->next_seq, count);
+	fg_write_b(g, id, p, sizeof(p), ns);
 }
 
 static inline int
@@ -402,29 +453,69 @@ fg_every(uint64_t n, uint64_t every)
 	return every != 0 && n % every == 0;
 }
 
+/* One data packet of count messages, missing or not, as a view sees it. */
+static void
+fg_see(struct fg_view *v, int missing, unsigned count)
+{
+	if (missing) {
+		if (!v->prev_missing)
+			v->gaps++;
+		v->prev_missing = 1;
+		v->gap_messages += count;
+	} else {
+		v->prev_missing = 0;
+		v->messages += count;
+	}
+}
+
 /* Closes the packet being filled: applies the fault schedule, writes its
  * frames, and a heartbeat when one is due. Data packets are numbered from
  * 1 including gapped ones (sent by the exchange, lost on the way), so
- * "every N" schedules and heartbeats do not shift when gaps are on. */
+ * "every N" schedules and heartbeats do not shift when gaps are on.
+ *
+ * The lines: the exchange sends each packet that --gap-every does not
+ * remove on both lines; then each line loses it independently (--loss-a,
+ * --loss-b). A packet lost on a line leaves nothing there: the other
+ * faults (dup, truncate, corrupt) are line A's and apply only to packets
+ * that A receives. Line B's copy has line A's IPv4 identification, so
+ * the two differ only in the group and the checksums. */
 static void
 fg_flush(struct fg *g)
 {
 	uint64_t n;
 	unsigned i;
 	size_t len;
+	uint16_t id;
+	int gapped, lost_a, lost_b;
 
 	if (g->pkt_count == 0)
 		return;
 	n = ++g->data_pkts;
 	fg_mold_hdr(g, g->pay, g->pkt_seq, g->pkt_count);
 
-	if (fg_every(n, g->o.gap_every)) {
-		if (!g->prev_gapped)
-			g->gaps++;
-		g->prev_gapped = 1;
-		g->gap_messages += g->pkt_count;
+	/* Both draws for every data packet, whatever the rates: each line's
+	 * pattern depends only on --loss-seed and its own rate. */
+	lost_a = fg_below(&g->loss_rng, 1000000) < g->o.loss_ppm[0];
+	lost_b = fg_below(&g->loss_rng, 1000000) < g->o.loss_ppm[1];
+	gapped = fg_every(n, g->o.gap_every);
+	if (gapped)
+		lost_a = lost_b = 0;     /* never sent: not a line's loss */
+	g->lost_a += (uint64_t)lost_a;
+	g->lost_b += (uint64_t)lost_b;
+	if (lost_a && lost_b) {
+		g->lost_both++;
+		g->lost_both_messages += g->pkt_count;
+	}
+	fg_see(&g->a, gapped || lost_a, g->pkt_count);
+	fg_see(&g->b, gapped || lost_b, g->pkt_count);
+	fg_see(&g->ab, gapped || (lost_a && lost_b), g->pkt_count);
+
+	id = g->ip_id;
+	if (gapped) {
+		/* the exchange's gap: no identification used */
+	} else if (lost_a) {
+		g->ip_id++;              /* sent on A, lost on the way */
 	} else {
-		g->prev_gapped = 0;
 		if (fg_every(n, g->o.trunc_every)) {
 			/* Cut in the middle of the last block's message bytes;
 			 * IPv4 and UDP lengths still claim the whole packet. */
@@ -446,9 +537,9 @@ fg_flush(struct fg *g)
 			hgw_put_be16(g->pay + 18, (uint16_t)g->pkt_count);
 			g->corrupts++;
 		}
+		id = g->ip_id;
 		len = fg_build_frame(g, g->pay, g->pay_len);
 		fg_write(g, len, g->pkt_last_ns, g->pkt_seq, g->pkt_count);
-		g->messages += g->pkt_count;
 		for (i = 0; i < g->pkt_count; i++)
 			g->type_count[g->pkt_types[i]]++;
 		if (fg_every(n, g->o.dup_every)) {
@@ -458,15 +549,19 @@ fg_flush(struct fg *g)
 			g->dups++;
 		}
 	}
+	if (!gapped && !lost_b)
+		fg_write_b(g, id, g->pay, g->pay_len, g->pkt_last_ns);
 	g->pkt_count = 0;
 
 	if (fg_every(n, g->o.heartbeats)) {
 		/* A heartbeat carries the next expected sequence, so the
-		 * receiver sees any gap before it: a later gapped packet
-		 * starts a new gap. */
+		 * receiver sees any gap before it: a later missing packet
+		 * starts a new gap, on either line and on both. */
 		fg_control(g, 0, g->pkt_last_ns);
 		g->heartbeats++;
-		g->prev_gapped = 0;
+		g->a.prev_missing = 0;
+		g->b.prev_missing = 0;
+		g->ab.prev_missing = 0;
 	}
 }
 
@@ -876,9 +971,14 @@ fg_init_instruments(struct fg *g)
 /* Truth                                                              */
 
 /* The --truth file: "key value..." lines in a fixed order (see the tests
- * that read it); messages, type counts and drops count what a receiver can
- * see, while the BBO is the exchange's book after every generated message,
- * so bbo_valid is 0 once any packet was gapped. */
+ * that read it); messages, gaps, type counts and drops count what a
+ * receiver of line A (the --out capture) can see, while the BBO is the
+ * exchange's book after every generated message, so bbo_valid is 0 once
+ * any packet was missing on A. Then the lines: packets each line lost,
+ * those lost on both (messages no receiver can see), what a receiver of
+ * line B alone sees (b_*) and what an A/B receiver, taking the first copy
+ * of each message, sees (ab_*); a heartbeat splits a run of missing
+ * packets into two gaps, as it does for line A. */
 static int
 fg_write_truth(struct fg *g, FILE *f)
 {
@@ -889,11 +989,11 @@ fg_write_truth(struct fg *g, FILE *f)
 	fprintf(f, "session %s\n", g->o.session_trim);
 	fprintf(f, "frames %" PRIu64 "\n", g->frames);
 	fprintf(f, "last_seq %" PRIu64 "\n", g->next_seq - 1);
-	fprintf(f, "messages %" PRIu64 "\n", g->messages);
+	fprintf(f, "messages %" PRIu64 "\n", g->a.messages);
 	fprintf(f, "heartbeats %" PRIu64 "\n", g->heartbeats);
 	fprintf(f, "end_of_session 1\n");
-	fprintf(f, "gaps %" PRIu64 "\n", g->gaps);
-	fprintf(f, "gap_messages %" PRIu64 "\n", g->gap_messages);
+	fprintf(f, "gaps %" PRIu64 "\n", g->a.gaps);
+	fprintf(f, "gap_messages %" PRIu64 "\n", g->a.gap_messages);
 	fprintf(f, "drop mold_duplicate %" PRIu64 "\n", g->dups);
 	fprintf(f, "drop ip_truncated %" PRIu64 "\n", g->truncs);
 	fprintf(f, "drop mold_truncated %" PRIu64 "\n", g->corrupts);
@@ -901,7 +1001,18 @@ fg_write_truth(struct fg *g, FILE *f)
 		if (g->type_count[t])
 			fprintf(f, "type %c %" PRIu64 "\n", (char)t,
 				g->type_count[t]);
-	fprintf(f, "bbo_valid %d\n", g->gaps == 0);
+	fprintf(f, "bbo_valid %d\n", g->a.gaps == 0);
+	fprintf(f, "lost_a %" PRIu64 "\n", g->lost_a);
+	fprintf(f, "lost_b %" PRIu64 "\n", g->lost_b);
+	fprintf(f, "lost_both_packets %" PRIu64 "\n", g->lost_both);
+	fprintf(f, "lost_both_messages %" PRIu64 "\n", g->lost_both_messages);
+	fprintf(f, "b_frames %" PRIu64 "\n", g->frames_b);
+	fprintf(f, "b_messages %" PRIu64 "\n", g->b.messages);
+	fprintf(f, "b_gaps %" PRIu64 "\n", g->b.gaps);
+	fprintf(f, "b_gap_messages %" PRIu64 "\n", g->b.gap_messages);
+	fprintf(f, "ab_messages %" PRIu64 "\n", g->ab.messages);
+	fprintf(f, "ab_gaps %" PRIu64 "\n", g->ab.gaps);
+	fprintf(f, "ab_gap_messages %" PRIu64 "\n", g->ab.gap_messages);
 
 	for (i = 0; i < g->o.instruments; i++) {
 		const struct fg_instr *in = &g->ins[i];
@@ -979,6 +1090,23 @@ fg_usage(FILE *f)
 "      --dup-every N       write them twice\n"
 "      --truncate-every N  precede them with a cut-short copy\n"
 "      --corrupt-every N   precede them with a copy claiming one more message\n"
+"      --line-b FILE       also write line B: the same packets at the same\n"
+"                          times to --group-b (same bytes but the group, the\n"
+"                          multicast MAC and the checksums); heartbeats and\n"
+"                          the end of session go to both lines\n"
+"      --group-b A.B.C.D   line B's group (default: --group)\n"
+"      --loss-a PCT        line A loses each data packet with probability\n"
+"                          PCT percent, 0..100, up to 4 decimals (default 0)\n"
+"      --loss-b PCT        the same for line B, drawn independently\n"
+"      --loss-seed S       seed of the losses' own PRNG (default 1); without\n"
+"                          losses the capture does not depend on it\n"
+"                          The faults combine so: --gap-every packets are\n"
+"                          never sent, on either line; then each line loses\n"
+"                          packets on its own; --dup/truncate/corrupt-every\n"
+"                          apply to line A only (to packets A receives).\n"
+"                          --list and the truth's messages, gaps, type and\n"
+"                          drop lines are line A's; b_* are line B's, ab_*\n"
+"                          an A/B receiver's (first copy of each message)\n"
 "  -q, --quiet             no summary line\n"
 "  -h, --help              this text\n");
 }
@@ -1006,7 +1134,8 @@ enum {
 	OPT_SEED = 256, OPT_INSTRUMENTS, OPT_MESSAGES, OPT_PER_PACKET,
 	OPT_RATE, OPT_SESSION, OPT_GROUP, OPT_PORT, OPT_SRC, OPT_VLAN,
 	OPT_HEARTBEATS, OPT_GAP, OPT_DUP, OPT_TRUNC, OPT_CORRUPT, OPT_TRUTH,
-	OPT_LIST,
+	OPT_LIST, OPT_LINE_B, OPT_GROUP_B, OPT_LOSS_A, OPT_LOSS_B,
+	OPT_LOSS_SEED,
 };
 
 static const struct option fg_longopts[] = {
@@ -1028,6 +1157,11 @@ static const struct option fg_longopts[] = {
 	{"out", required_argument, NULL, 'o'},
 	{"truth", required_argument, NULL, OPT_TRUTH},
 	{"list", required_argument, NULL, OPT_LIST},
+	{"line-b", required_argument, NULL, OPT_LINE_B},
+	{"group-b", required_argument, NULL, OPT_GROUP_B},
+	{"loss-a", required_argument, NULL, OPT_LOSS_A},
+	{"loss-b", required_argument, NULL, OPT_LOSS_B},
+	{"loss-seed", required_argument, NULL, OPT_LOSS_SEED},
 	{"quiet", no_argument, NULL, 'q'},
 	{"help", no_argument, NULL, 'h'},
 	{NULL, 0, NULL, 0},
@@ -1051,6 +1185,39 @@ fg_session(struct fg_opts *o, const char *s)
 	o->session_trim[len] = '\0';
 }
 
+/* A percentage 0..100 with up to 4 decimals, in parts per million:
+ * integer parsing, so the same text gives the same losses everywhere. */
+static uint32_t
+fg_pct(const char *opt, const char *s)
+{
+	uint32_t v = 0, scale = 10000;
+	const char *p = s;
+	int digits = 0;
+
+	for (; *p >= '0' && *p <= '9'; p++, digits++) {
+		if (digits == 3)
+			fg_bad(opt, s);
+		v = v * 10 + (uint32_t)(*p - '0');
+	}
+	if (digits == 0)
+		fg_bad(opt, s);
+	v *= 10000;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			fg_bad(opt, s);
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (scale == 1)
+				fg_bad(opt, s);
+			scale /= 10;
+			v += (uint32_t)(*p - '0') * scale;
+		}
+	}
+	if (*p != '\0' || v > 1000000)
+		fg_bad(opt, s);
+	return v;
+}
+
 static void
 fg_parse(struct fg_opts *o, int argc, char **argv)
 {
@@ -1067,6 +1234,7 @@ fg_parse(struct fg_opts *o, int argc, char **argv)
 	o->group = 0xe9360c6f;                   /* 233.54.12.111 */
 	o->src = 0x0a010101;                     /* 10.1.1.1 */
 	o->port = 26477;
+	o->loss_seed = 1;
 
 	while ((c = getopt_long(argc, argv, "o:qh", fg_longopts, NULL)) != -1) {
 		switch (c) {
@@ -1131,6 +1299,23 @@ fg_parse(struct fg_opts *o, int argc, char **argv)
 				fg_bad("list", optarg);
 			o->list = optarg;
 			break;
+		case OPT_LINE_B:
+			if (optarg[0] == '\0')
+				fg_bad("line-b", optarg);
+			o->line_b = optarg;
+			break;
+		case OPT_GROUP_B:
+			o->group_b = fg_addr("group-b", optarg, 1);
+			break;
+		case OPT_LOSS_A:
+			o->loss_ppm[0] = fg_pct("loss-a", optarg);
+			break;
+		case OPT_LOSS_B:
+			o->loss_ppm[1] = fg_pct("loss-b", optarg);
+			break;
+		case OPT_LOSS_SEED:
+			o->loss_seed = fg_num("loss-seed", optarg, 0, UINT64_MAX);
+			break;
 		case 'q':
 			o->quiet = 1;
 			break;
@@ -1151,6 +1336,17 @@ fg_parse(struct fg_opts *o, int argc, char **argv)
 		fprintf(stderr, FG_NAME ": missing --out FILE\n");
 		exit(2);
 	}
+	if (o->line_b == NULL && (o->group_b != 0 || o->loss_ppm[1] != 0)) {
+		fprintf(stderr, FG_NAME ": --group-b and --loss-b need --line-b\n");
+		exit(2);
+	}
+	if (o->line_b && strcmp(o->line_b, "-") == 0 &&
+	    strcmp(o->out, "-") == 0) {
+		fprintf(stderr, FG_NAME ": --out and --line-b both on stdout\n");
+		exit(2);
+	}
+	if (o->group_b == 0)
+		o->group_b = o->group;
 	/* The session must end before midnight: expected duration with 20%
 	 * margin for jitter (the clock also saturates, as a backstop). */
 	if ((o->messages + 6 + o->instruments) * 12 / 10 / o->rate + 1 >=
@@ -1162,18 +1358,60 @@ fg_parse(struct fg_opts *o, int argc, char **argv)
 	}
 }
 
+/* A pcap writer on path (- for stdout) with a large buffer: with stdio's
+ * default the write syscalls cost more than generating the feed. */
+static pcap_dumper_t *
+fg_open_dump(pcap_t *pd, const char *path)
+{
+	pcap_dumper_t *d;
+	FILE *pf;
+
+	if (strcmp(path, "-") == 0) {
+		pf = stdout;
+	} else {
+		pf = fopen(path, "wb");
+		if (pf == NULL) {
+			fprintf(stderr, FG_NAME ": cannot open %s: %s\n",
+				path, strerror(errno));
+			exit(1);
+		}
+	}
+	setvbuf(pf, NULL, _IOFBF, 1 << 20);
+	d = pcap_dump_fopen(pd, pf);
+	if (d == NULL) {
+		fprintf(stderr, FG_NAME ": %s\n", pcap_geterr(pd));
+		exit(1);
+	}
+	return d;
+}
+
+static int
+fg_close_dump(pcap_dumper_t *d, const char *path)
+{
+	if (pcap_dump_flush(d) != 0 || ferror(pcap_dump_file(d))) {
+		fprintf(stderr, FG_NAME ": write error on %s\n", path);
+		return -1;
+	}
+	pcap_dump_close(d);
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
 	static struct fg g;
 	uint64_t x, i;
-	FILE *truth = NULL, *pf;
+	FILE *truth = NULL;
 
 	fg_parse(&g.o, argc, argv);
 
 	x = g.o.seed;
 	for (i = 0; i < 4; i++)
 		g.rng.s[i] = fg_splitmix64(&x);
+	/* A different stream from --seed's even when the seeds are equal. */
+	x = g.o.loss_seed ^ 0x6c6f737373656564ull;
+	for (i = 0; i < 4; i++)
+		g.loss_rng.s[i] = fg_splitmix64(&x);
 	g.next_ref = 1;
 	g.next_match = 1;
 	g.next_seq = 1;
@@ -1187,24 +1425,9 @@ main(int argc, char **argv)
 		fprintf(stderr, FG_NAME ": pcap_open_dead failed\n");
 		return 1;
 	}
-	/* Our own FILE so it gets a large buffer: with stdio's default the
-	 * write syscalls cost more than generating the feed. */
-	if (strcmp(g.o.out, "-") == 0) {
-		pf = stdout;
-	} else {
-		pf = fopen(g.o.out, "wb");
-		if (pf == NULL) {
-			fprintf(stderr, FG_NAME ": cannot open %s: %s\n",
-				g.o.out, strerror(errno));
-			return 1;
-		}
-	}
-	setvbuf(pf, NULL, _IOFBF, 1 << 20);
-	g.dump = pcap_dump_fopen(g.pd, pf);
-	if (g.dump == NULL) {
-		fprintf(stderr, FG_NAME ": %s\n", pcap_geterr(g.pd));
-		return 1;
-	}
+	g.dump = fg_open_dump(g.pd, g.o.out);
+	if (g.o.line_b)
+		g.dump_b = fg_open_dump(g.pd, g.o.line_b);
 	if (g.o.list) {
 		g.list = fopen(g.o.list, "w");
 		if (g.list == NULL) {
@@ -1236,11 +1459,9 @@ main(int argc, char **argv)
 	fg_flush(&g);
 	fg_control(&g, FG_MOLD_EOS, g.pkt_last_ns);
 
-	if (pcap_dump_flush(g.dump) != 0 || ferror(pcap_dump_file(g.dump))) {
-		fprintf(stderr, FG_NAME ": write error on %s\n", g.o.out);
+	if (fg_close_dump(g.dump, g.o.out) != 0 ||
+	    (g.dump_b && fg_close_dump(g.dump_b, g.o.line_b) != 0))
 		return 1;
-	}
-	pcap_dump_close(g.dump);
 	pcap_close(g.pd);
 	if (g.list && fclose(g.list) != 0) {
 		fprintf(stderr, FG_NAME ": write error on %s\n", g.o.list);
@@ -1251,10 +1472,17 @@ main(int argc, char **argv)
 		return 1;
 	}
 	/* With the pcap on stdout ("-o -") the summary would corrupt it. */
-	if (!g.o.quiet && strcmp(g.o.out, "-") != 0)
+	if (!g.o.quiet && strcmp(g.o.out, "-") != 0 &&
+	    (g.o.line_b == NULL || strcmp(g.o.line_b, "-") != 0)) {
 		printf(FG_NAME ": %" PRIu64 " frames, %" PRIu64 " messages, "
-		       "last seq %" PRIu64 " -> %s\n", g.frames, g.messages,
+		       "last seq %" PRIu64 " -> %s\n", g.frames, g.a.messages,
 		       g.next_seq - 1, g.o.out);
+		if (g.o.line_b)
+			printf(FG_NAME ": line B: %" PRIu64 " frames, %" PRIu64
+			       " messages -> %s; %" PRIu64 " messages lost "
+			       "on both lines\n", g.frames_b, g.b.messages,
+			       g.o.line_b, g.lost_both_messages);
+	}
 	for (i = 0; i < g.o.instruments; i++) {
 		free(g.ins[i].ord);
 		free(g.ins[i].lvl);
