@@ -3,7 +3,8 @@
 # into hedgewire's feed path; counts, gaps, drops and every instrument's
 # best bid/ask must equal the generator's ground truth.
 #   e2e_pcap.sh HEDGEWIRE FEEDGEN SRCDIR SCENARIO
-# SCENARIO: clean | faults | gaps | workers2 | fanout2 | fanout-drops
+# SCENARIO: clean | faults | gaps | workers2 | fanout2 | fanout-drops |
+#           integrity | ab-lines (this one needs HGW_INSPECT: hgw-inspect)
 # Captures end with MoldUDP64 end-of-session, which is what stops these
 # runs: the idle timeout is off, so a starved VM cannot stop one early.
 HEDGEWIRE=$1 FEEDGEN=$2 SRCDIR=$3 SCENARIO=$4
@@ -195,6 +196,174 @@ integrity)
 	expect_eq "(d) mold_duplicate" "$(drop_count mold_duplicate)" ""
 	echo "  (d) sanitised capture: $(drop_count mold_seq_zero) packets refused as mold_seq_zero"
 	ref_stats "$T/d.pcap"
+	;;
+ab-lines)
+	# Two lines of one feed (--line-b): the same packets on two groups,
+	# each line losing packets on its own, on top of the exchange's gaps
+	# and line A's own faults. Each line decoded alone shows its losses
+	# as the truth says; both lines on one wire show only what neither
+	# line delivered.
+	INSPECT=${HGW_INSPECT:?set HGW_INSPECT to hgw-inspect}
+	GB=233.49.196.111
+	gen --seed 31 --instruments 12 --messages 60000 --per-packet 4 \
+		--heartbeats 23 --gap-every 41 --dup-every 29 --corrupt-every 37 \
+		--line-b "$T/b.pcap" --group-b $GB --loss-a 3 --loss-b 2.5 --loss-seed 5
+	for k in lost_a lost_b lost_both_packets ab_gaps; do
+		[ "$(truth $k)" -gt 0 ] || fail "no $k: the run proves little"
+	done
+	last=$(truth last_seq)
+	# report FILE [hgw-inspect options]: "packets messages gaps
+	# gap_messages heartbeats" in $T/nums from hgw-inspect's report (the
+	# session line reads "... messages M  gaps G (N messages) ...")
+	report() {
+		local f=$1; shift
+		"$INSPECT" "$@" "$f" >"$T/rep" || fail "hgw-inspect $f exited $?"
+		awk '/^moldudp64 data packets/ { p = $4; h = $6 }
+			/^session / { for (i = 1; i < NF; i++) {
+				if ($i == "messages" && m == "") m = $(i + 1)
+				if ($i == "gaps") { g = $(i + 1); gm = substr($(i + 2), 2) } } }
+			END { print p, m, g, gm, h }' "$T/rep" >"$T/nums"
+	}
+	# line A alone: its messages and gaps are the truth's (the exchange's
+	# gaps and A's losses)
+	report "$T/feed.pcap"
+	read -r pa ma ga gma ha <"$T/nums"
+	expect_eq "line A messages" "$ma" "$(truth messages)"
+	expect_eq "line A gaps" "$ga" "$(truth gaps)"
+	expect_eq "line A gap_messages" "$gma" "$(truth gap_messages)"
+	expect_eq "line A messages + gap_messages" $((ma + gma)) "$last"
+	expect_eq "line A heartbeats" "$ha" "$(truth heartbeats)"
+	# line B alone, on its own group: no faults but its losses
+	report "$T/b.pcap" --group $GB
+	read -r pb mb gb gmb hb <"$T/nums"
+	grep -q '^drops: none' "$T/rep" || fail "line B has drops: $(sed -n '/^drops/,$p' "$T/rep")"
+	expect_eq "line B messages" "$mb" "$(truth b_messages)"
+	expect_eq "line B gaps" "$gb" "$(truth b_gaps)"
+	expect_eq "line B gap_messages" "$gmb" "$(truth b_gap_messages)"
+	expect_eq "line B messages + gap_messages" $((mb + gmb)) "$last"
+	expect_eq "line B heartbeats" "$hb" "$(truth heartbeats)"
+	report "$T/b.pcap"
+	read -r p _ <"$T/nums"
+	expect_eq "line B packets on line A's group" "$p" 0
+	# every packet the exchange sent is on a line or lost there
+	expect_eq "line A packets + lost_a vs line B packets + lost_b" \
+		$((pa + $(truth lost_a))) $((pb + $(truth lost_b)))
+	# the lines lose independently: packets lost on both near
+	# sent * (lost_a / sent) * (lost_b / sent), within 4 standard
+	# deviations (lines drawing from one draw would lose ~lost_b on both)
+	awk -v n=$((pa + $(truth lost_a))) -v a="$(truth lost_a)" \
+		-v b="$(truth lost_b)" -v both="$(truth lost_both_packets)" '
+		BEGIN { e = a * b / n; d = both - e; if (d < 0) d = -d
+			exit !(d <= 4 * sqrt(e) + 3) }' ||
+		fail "lost on both lines: $(truth lost_both_packets), not near" \
+			"independent losses' $(truth lost_a) x $(truth lost_b) / $((pa + $(truth lost_a)))"
+	# Both lines on one wire, merged by pcap time. A packet's two copies
+	# carry the same time, so nothing of a later packet comes between
+	# them, and the decoder (a packet it has is a duplicate; a jump ahead
+	# is a gap) declares a gap only where both lines miss packets.
+	# Packets less than a microsecond apart share a time, though: a plain
+	# time merge puts A's whole microsecond before B's, and B's copy of a
+	# packet A lost then comes after A's next packet, too late. So ties go
+	# by MoldUDP64 sequence number, A's copy first: the exchange's order.
+	# The step also checks that each frame of B is its A copy's bytes but
+	# the group's (MAC, IPv4 destination) and the checksums, at its time.
+	python3 - "$T/feed.pcap" "$T/b.pcap" "$T/ab.pcap" >"$T/merge" <<'EOF' || fail "merge: $(cat "$T/merge")"
+import struct, sys
+
+def read(path):
+    d = open(path, 'rb').read()
+    e = {b'\xd4\xc3\xb2\xa1': '<', b'\xa1\xb2\xc3\xd4': '>'}[d[:4]]
+    recs, off = [], 24
+    while off < len(d):
+        sec, usec, cap, wire = struct.unpack(e + 'IIII', d[off:off + 16])
+        recs.append((sec, usec, wire, d[off + 16:off + 16 + cap]))
+        off += 16 + cap
+    return d[:24], e, recs
+
+def mold(f):  # (IPv4 offset, UDP offset, (seq, count))
+    ip = 18 if f[12:14] == b'\x81\x00' else 14
+    udp = ip + (f[ip] & 15) * 4
+    return ip, udp, struct.unpack('>QH', f[udp + 18:udp + 28])
+
+def masked(f):  # without the group's bytes and the checksums
+    ip, udp, _ = mold(f)
+    b = bytearray(f)
+    for i in [3, 4, 5, ip + 10, ip + 11, ip + 16, ip + 17, ip + 18, ip + 19,
+              udp + 6, udp + 7]:
+        b[i] = 0
+    return bytes(b)
+
+hdr, e, a = read(sys.argv[1])
+_, _, b = read(sys.argv[2])
+first = {}
+for r in a:
+    first.setdefault((mold(r[3])[2], len(r[3])), r)
+same = alone = 0
+for r in b:
+    c = first.get((mold(r[3])[2], len(r[3])))
+    if c is None:
+        alone += 1
+    elif c[:3] == r[:3] and masked(c[3]) == masked(r[3]) and c[3] != r[3]:
+        same += 1
+    else:
+        sys.exit('line B frame %s differs from line A\'s' % (mold(r[3])[2],))
+with open(sys.argv[3], 'wb') as w:
+    w.write(hdr)
+    for sec, usec, wire, f in sorted(a + b, key=lambda r: (r[0], r[1], mold(r[3])[2][0])):
+        w.write(struct.pack(e + 'IIII', sec, usec, len(f), wire) + f)
+print(same, alone)
+EOF
+	read -r same alone <"$T/merge"
+	# B's frames without an A copy: the data packets A alone lost
+	expect_eq "line B frames A lost" "$alone" \
+		$(($(truth lost_a) - $(truth lost_both_packets)))
+	report "$T/ab.pcap" --any
+	read -r pab mab gab gmab _ <"$T/nums"
+	expect_eq "A/B messages" "$mab" "$(truth ab_messages)"
+	expect_eq "A/B gaps" "$gab" "$(truth ab_gaps)"
+	expect_eq "A/B gap_messages" "$gmab" "$(truth ab_gap_messages)"
+	expect_eq "A/B messages + gap_messages" $((mab + gmab)) "$last"
+	expect_eq "A/B packets + lost_both_packets vs line A packets + lost_a" \
+		$((pab + $(truth lost_both_packets))) $((pa + $(truth lost_a)))
+	echo "  line A: $ma messages, $ga gaps ($(truth lost_a) packets lost); line B: $mb messages, $gb gaps ($(truth lost_b) lost)"
+	echo "  A/B on one wire: $mab messages, $gab gaps ($(truth lost_both_packets) packets lost on both); $same frames of B equal A's but the group"
+	# an independent decoder reads line B: tshark's MoldUDP64 dissector
+	if ! command -v tshark >/dev/null 2>&1; then
+		echo "  (no tshark: line B not checked by it)"
+	else
+		tshark -n -r "$T/b.pcap" -d udp.port==26477,moldudp64 \
+			-o ip.check_checksum:TRUE -o udp.check_checksum:TRUE \
+			-T fields -E occurrence=a -E aggregator=';' -e ip.dst \
+			-e ip.checksum.status -e udp.checksum.status \
+			-e moldudp64.sequence -e moldudp64.count -e moldudp64.msglen \
+			-e _ws.expert.severity -e _ws.malformed \
+			>"$T/tb" 2>"$T/tb.err" || fail "tshark: $(cat "$T/tb.err")"
+		# checksum status 1 = Good; expert severity 0x600000 = warning
+		read -r frames msgs gaps nbad < <(awk -F'\t' -v gb=$GB '
+			function maxsev(s,   n, a, m, k) {
+				m = 0; n = split(s, a, ";")
+				for (k = 1; k <= n; k++) if (a[k] + 0 > m) m = a[k] + 0
+				return m
+			}
+			BEGIN { next_seq = 1 }
+			{
+				if ($1 != gb || $2 != 1 || $3 != 1 || $4 == "" || $8 != "" ||
+				    maxsev($7) >= 6291456) bad++
+				c = $5 + 0
+				if (c != 0 && c != 65535) {
+					if (split($6, x, ";") != c) bad++
+					msgs += c
+				}
+				if ($4 + 0 > next_seq) gaps++
+				next_seq = $4 + (c == 0 || c == 65535 ? 0 : c)
+			}
+			END { print NR, msgs + 0, gaps + 0, bad + 0 }' "$T/tb")
+		expect_eq "tshark: line B frames" "$frames" "$(truth b_frames)"
+		expect_eq "tshark: line B messages" "$msgs" "$(truth b_messages)"
+		expect_eq "tshark: line B gaps" "$gaps" "$(truth b_gaps)"
+		expect_eq "tshark: line B frames with problems" "$nbad" 0
+		echo "  tshark: line B's $frames frames to $GB, checksums good, $msgs messages, $gaps gaps"
+	fi
 	;;
 *)
 	fail "unknown scenario $SCENARIO";;
