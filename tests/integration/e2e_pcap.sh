@@ -202,12 +202,15 @@ ab-lines)
 	# each line losing packets on its own, on top of the exchange's gaps
 	# and line A's own faults. Each line decoded alone shows its losses
 	# as the truth says; both lines on one wire show only what neither
-	# line delivered.
+	# line delivered. Losses are high so that runs of packets lost on
+	# both lines are common (one gap, however long), and heartbeats come
+	# right after each packet the exchange gapped (a heartbeat reveals a
+	# gap, so a run it splits is two gaps).
 	INSPECT=${HGW_INSPECT:?set HGW_INSPECT to hgw-inspect}
 	GB=233.49.196.111
 	gen --seed 31 --instruments 12 --messages 60000 --per-packet 4 \
-		--heartbeats 23 --gap-every 41 --dup-every 29 --corrupt-every 37 \
-		--line-b "$T/b.pcap" --group-b $GB --loss-a 3 --loss-b 2.5 --loss-seed 5
+		--heartbeats 23 --gap-every 46 --dup-every 29 --corrupt-every 37 \
+		--line-b "$T/b.pcap" --group-b $GB --loss-a 20 --loss-b 15 --loss-seed 5
 	for k in lost_a lost_b lost_both_packets ab_gaps; do
 		[ "$(truth $k)" -gt 0 ] || fail "no $k: the run proves little"
 	done
@@ -267,7 +270,7 @@ ab-lines)
 	# by MoldUDP64 sequence number, A's copy first: the exchange's order.
 	# The step also checks that each frame of B is its A copy's bytes but
 	# the group's (MAC, IPv4 destination) and the checksums, at its time.
-	python3 - "$T/feed.pcap" "$T/b.pcap" "$T/ab.pcap" >"$T/merge" <<'EOF' || fail "merge: $(cat "$T/merge")"
+	python3 - "$T/feed.pcap" "$T/b.pcap" "$T/ab.pcap" >"$T/merge" 2>&1 <<'EOF' || fail "merge: $(cat "$T/merge")"
 import struct, sys
 
 def read(path):
