@@ -1100,15 +1100,14 @@ fg_usage(FILE *f)
 "      --loss-b PCT        the same for line B, drawn independently\n"
 "      --loss-seed S       seed of the losses' own PRNG (default 1); without\n"
 "                          losses the capture does not depend on it\n"
-"                          The faults combine so: --gap-every packets are\n"
-"                          never sent, on either line; then each line loses\n"
-"                          packets on its own; --dup/truncate/corrupt-every\n"
-"                          apply to line A only (to packets A receives).\n"
-"                          --list and the truth's messages, gaps, type and\n"
-"                          drop lines are line A's; b_* are line B's, ab_*\n"
-"                          an A/B receiver's (first copy of each message)\n"
 "  -q, --quiet             no summary line\n"
-"  -h, --help              this text\n");
+"  -h, --help              this text\n"
+"Lines and faults: --gap-every packets are never sent, on either line; each\n"
+"line then loses packets on its own (--loss-a, --loss-b); --dup-every,\n"
+"--truncate-every and --corrupt-every apply to line A only, to the packets\n"
+"A receives. --out is line A: --list and the truth's messages, gaps, type\n"
+"and drop lines are A's; the truth's b_* lines are line B's and ab_* an A/B\n"
+"receiver's (the first copy of each message).\n");
 }
 
 /* Strict values: hgw_cli.h, shared by the tools. */
