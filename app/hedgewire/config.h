@@ -49,6 +49,15 @@ struct hgw_config {
 	struct hgw_feed_conf feed;
 	uint32_t join;            /* [feed] join: 0 recover, 1 baseline */
 	uint32_t warmup_messages; /* [feed] baseline join: messages before trading */
+	uint32_t lines;           /* [feed] 1, or 2: A/B lines, two queues a worker */
+	uint32_t hold_frames;     /* frames held while a gap waits to be filled */
+	uint32_t hold_us;         /* A/B: how long line B may take to fill one */
+	/* [recovery] MoldUDP64 re-request */
+	char rq_server[64];       /* IP:PORT; empty: off */
+	uint16_t rq_client_port;  /* worker i asks from this port + i */
+	uint32_t rq_timeout_ms;
+	uint32_t rq_retries;
+	uint32_t rq_max_messages;
 	struct hgw_book_conf book;
 
 	/* [rx] */

@@ -659,8 +659,8 @@ tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
 			/* relaxed: a flag, set once */
 			snprintf(buf, sizeof(buf), "halted: missed input (%s)",
 				 atomic_load_explicit(&ctl.w[i].shared.halted,
-					memory_order_relaxed) == HGW_HALT_GAP ?
-				 "gap" : "checksum");
+					memory_order_relaxed) == HGW_HALT_CHECKSUM ?
+				 "checksum" : "gap");
 		else
 			snprintf(buf, sizeof(buf), "%s",
 				 worker_dead(i) ? "stopped" : "racing");

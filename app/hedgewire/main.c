@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <arpa/inet.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
@@ -336,8 +337,9 @@ ports_setup(const struct hgw_config *c, int trading)
 	if (pool == NULL)
 		die("cannot create the RX pool of %u mbufs ([rx] mbufs): %s",
 		    c->mbufs, rte_strerror(rte_errno));
-	/* fanout: one RX queue for the RX lcore; else one per worker */
-	uint16_t nrx = c->rx_mode == HGW_RX_FANOUT ? 1 : nw;
+	/* fanout: one RX queue for the RX lcore; else one per worker and
+	 * line */
+	uint16_t nrx = c->rx_mode == HGW_RX_FANOUT ? 1 : (uint16_t)(nw * c->lines);
 
 	/* pcap pace: the frames' capture times, in the mbuf; [rx] timestamp
 	 * = nic: the NIC's RX stamps, which it must offer */
@@ -712,6 +714,48 @@ idio_init(struct hgw_worker *w, const struct hgw_config *c)
 		       poison, c->poison_every);
 }
 
+/* [recovery] server, parsed (0: off). */
+static uint32_t rq_server_ip;
+static uint16_t rq_server_port;
+
+/* [recovery] and [feed] lines: what they need, checked in one line each. */
+static void
+recovery_lines_init(const struct hgw_config *c, int trading)
+{
+	char ip[64];
+	const char *colon = strrchr(c->rq_server, ':');
+	struct in_addr a;
+	unsigned long port;
+	char *end;
+
+	if (c->lines == 2 && c->rx_mode != HGW_RX_QUEUES)
+		die("[feed] lines = 2 needs [rx] mode = queues (two RX queues a "
+		    "worker: 2i line A, 2i+1 line B)");
+	if (c->rq_server[0] == '\0')
+		return;
+	if (colon == NULL || (size_t)(colon - c->rq_server) >= sizeof(ip))
+		die("bad value for [recovery] server: '%s' (expected IP:PORT)",
+		    c->rq_server);
+	memcpy(ip, c->rq_server, (size_t)(colon - c->rq_server));
+	ip[colon - c->rq_server] = '\0';
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (inet_pton(AF_INET, ip, &a) != 1 || errno != 0 || *end != '\0' ||
+	    colon[1] < '0' || colon[1] > '9' || port == 0 || port > 65535)
+		die("bad value for [recovery] server: '%s' (expected IP:PORT)",
+		    c->rq_server);
+	if (!trading)
+		die("[recovery] server needs trading ([table] file): requests "
+		    "leave on the workers' order queues");
+	if (c->dedup == HGW_DEDUP_MODE_TXLCORE)
+		die("[recovery] server with [run] dedup = tx-lcore: workers have "
+		    "no TX queue of their own to ask from (use claim)");
+	rq_server_ip = ntohl(a.s_addr);
+	rq_server_port = (uint16_t)port;
+	printf("recovery: gaps re-requested from %s, answers to port %u + "
+	       "worker\n", c->rq_server, c->rq_client_port);
+}
+
 static void
 workers_init(struct hgw_worker *w, const struct hgw_config *c,
 	     struct trading *t)
@@ -739,7 +783,6 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 		memset(&w[i], 0, sizeof(w[i]));
 		w[i].lcore = lcore;
 		w[i].port = c->rx_port;
-		w[i].queue = (uint16_t)i;
 		w[i].burst = c->burst;
 		w[i].drain_max = c->rx_desc;
 		if (c->rx_mode == HGW_RX_FANOUT) {
@@ -749,6 +792,30 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 		struct hgw_feed_conf fc = c->feed;
 
 		fc.join_baseline = (uint8_t)(c->join == 1);
+		w[i].lines = (uint16_t)c->lines;
+		w[i].queue = (uint16_t)(i * c->lines);
+		w[i].queue_b = (uint16_t)(i * c->lines + 1);
+		w[i].hold_on = c->lines == 2 || rq_server_ip != 0;
+		w[i].hold.max = c->hold_frames;
+		w[i].hold.wait_tsc = rte_get_tsc_hz() / 1000000 * c->hold_us;
+		fc.hold_ahead = (uint8_t)w[i].hold_on;
+		if (rq_server_ip != 0) {
+			struct hgw_recovery *r = &w[i].rq;
+
+			/* answers come unicast to where the request came from */
+			fc.alt_ip = c->src_ip;
+			fc.alt_port = (uint16_t)(c->rq_client_port + i);
+			r->on = 1;
+			memcpy(r->addr.src_mac, c->src_mac, 6);
+			memcpy(r->addr.dst_mac, c->dst_mac, 6);
+			r->addr.src_ip = c->src_ip;
+			r->addr.dst_ip = rq_server_ip;
+			r->addr.src_port = fc.alt_port;
+			r->addr.dst_port = rq_server_port;
+			r->timeout_tsc = rte_get_tsc_hz() / 1000 * c->rq_timeout_ms;
+			r->retries = c->rq_retries;
+			r->max_messages = c->rq_max_messages;
+		}
 		hgw_feed_init(&w[i].feed, &fc);
 		w[i].warmup_messages = c->warmup_messages;
 		hgw_hist_init_precision(&w[i].stage_book, c->latency_bits);
@@ -1040,6 +1107,9 @@ static const char *const halt_names[] = {
 	[HGW_HALT_NONE] = "trading",
 	[HGW_HALT_GAP] = "a sequence gap",
 	[HGW_HALT_CHECKSUM] = "a checksum failure",
+	[HGW_HALT_BOTH_LINES] = "a sequence gap on both lines",
+	[HGW_HALT_NO_ANSWER] = "a sequence gap the re-request server did not fill",
+	[HGW_HALT_HOLD_FULL] = "a sequence gap that outlasted the hold buffer",
 };
 
 static int
@@ -1113,6 +1183,7 @@ main(int argc, char **argv)
 
 	if (trade)
 		trading_init(&trading, &conf);
+	recovery_lines_init(&conf, trade);
 	pool = ports_setup(&conf, trade);
 	hgw_capture_check_start(conf.rx_port);
 	workers_init(workers, &conf, &trading);
@@ -1314,6 +1385,17 @@ main(int argc, char **argv)
 			       halt_names[w->halt], name, w->halt_seq,
 			       w->halted_triggers, w->halted_orders);
 		}
+		if (w->lines == 2 || w->rq.on)
+			printf("worker %u gaps: %" PRIu64 " frames held, %" PRIu64
+			       " taken when filled or given up, %" PRIu64
+			       " lost on both lines, %" PRIu64 " hold buffer "
+			       "full; recovery: %" PRIu64 " requests, %" PRIu64
+			       " messages retransmitted, %" PRIu64 " gaps "
+			       "recovered, %" PRIu64 " unanswered\n", i,
+			       w->hold.held, w->hold.taken, w->hold.gaps_both,
+			       w->hold.full, w->rq.requests,
+			       w->feed.stats.retrans_messages, w->rq.recovered,
+			       w->rq.failed);
 		if (w->warmup_triggers != 0 || w->warmup_left != 0)
 			printf("worker %u joined mid-session (baseline): %"
 			       PRIu64 " triggers left alone during the warm-up"

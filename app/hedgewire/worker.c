@@ -53,8 +53,13 @@ halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session, uint64_t seq)
 	atomic_store_explicit(&w->shared.halted, why, memory_order_relaxed);
 }
 
+/* Decode one frame, appending its new messages to the burst's batch.
+ * Returns how many bytes of the frame the decoder read (for invalidation:
+ * every block's length was walked, so all of the MoldUDP64 payload).
+ * *ahead = 1: the frame lies past a gap and was not taken (hold_on). */
 static inline uint32_t
-decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
+decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
+	   int *ahead)
 {
 	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	struct hgw_feed_pkt p;
@@ -67,19 +72,30 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 		return 0;
 	}
 	rc = hgw_feed_packet_ck(&w->feed, frame, rte_pktmbuf_data_len(m),
-				rx_checksums(m), &p);
-	if (rc < 0) {
+				rx_checksums(m) | flags, &p);
+	if (unlikely(rc < 0)) {
 		enum hgw_feed_drop d = hgw_feed_reason(rc);
 
-		if (unlikely(d == HGW_FEED_DROP_IP_CHECKSUM ||
-			     d == HGW_FEED_DROP_UDP_CHECKSUM))
+		if (rc == HGW_FEED_AHEAD) {
+			*ahead = 1;
+			w->hold.line_end[w->cur_line & 1] = RTE_MAX(
+				w->hold.line_end[w->cur_line & 1],
+				p.seq + p.left);
+			w->hold_session = p.session;
+			w->hold_seq = p.seq;
+		} else if (d == HGW_FEED_DROP_IP_CHECKSUM ||
+			   d == HGW_FEED_DROP_UDP_CHECKSUM) {
 			halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
+		}
 		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
 	}
 	if (unlikely(p.gap))
 		halt(w, HGW_HALT_GAP, p.session, p.seq);
 	if (unlikely(p.join))
 		w->warmup_left = w->warmup_messages;
+	if (unlikely(w->hold_on))
+		w->hold.line_end[w->cur_line & 1] = RTE_MAX(
+			w->hold.line_end[w->cur_line & 1], p.seq + p.left);
 	uint32_t first = w->nbatch;
 
 	while ((msg = hgw_feed_next(&w->feed, &p, &len)) != NULL) {
@@ -100,6 +116,29 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 				      memory_order_relaxed);
 	}
 	return (uint32_t)(p.next - frame);
+}
+
+static void flush_batch(struct hgw_worker *w);
+static void hold_add(struct hgw_worker *w, struct rte_mbuf *m);
+static void hold_give_up(struct hgw_worker *w, enum hgw_halt why);
+static void hold_retry(struct hgw_worker *w);
+
+/* Decode a frame of the burst; a frame past a gap is held (w->held_now:
+ * the caller must not free it) when A/B lines or recovery may fill the
+ * gap; a frame that moved the sequence on may let held ones through. */
+static inline uint32_t
+decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
+{
+	int ahead = 0;
+	uint32_t r = decode_one(w, m, 0, &ahead);
+
+	if (unlikely(ahead)) {
+		hold_add(w, m);
+		w->held_now = 1;
+	} else if (unlikely(w->hold.n != 0)) {
+		hold_retry(w);
+	}
+	return r;
 }
 
 /* Hand the queued orders to tx_burst. The journal copy is taken first,
@@ -564,6 +603,172 @@ flush_batch(struct hgw_worker *w)
 	w->nbatch = 0;
 }
 
+/* The gap before the first held frame: where its session is now. */
+static inline uint64_t
+hold_next_seq(const struct hgw_worker *w)
+{
+	return w->feed.sessions[w->hold.session[0]].next_seq;
+}
+
+/* Ask the re-request server for the missing messages (at most
+ * max_messages of them): one frame on this worker's TX queue. */
+static __rte_noinline void
+recovery_request(struct hgw_worker *w)
+{
+	struct hgw_recovery *r = &w->rq;
+	const struct hgw_feed_session *s = &w->feed.sessions[w->hold.session[0]];
+	uint64_t from = s->next_seq, n = w->hold.seq[0] - from;
+	struct rte_mbuf *m = rte_pktmbuf_alloc(w->tx_pool);
+	uint32_t len;
+
+	r->active = 1;
+	r->asked_seq = from;
+	r->deadline = rte_rdtsc() + r->cur_timeout;
+	if (m == NULL) {
+		r->no_mbuf++;
+		return;
+	}
+	len = hgw_mold_request_frame(rte_pktmbuf_mtod(m, uint8_t *),
+				     rte_pktmbuf_tailroom(m), &r->addr, s->name,
+				     from, (uint16_t)RTE_MIN(n, r->max_messages));
+	if (len == 0 || rte_pktmbuf_append(m, (uint16_t)len) == NULL ||
+	    rte_eth_tx_burst(w->out.port, w->out.queue, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		r->tx_full++;
+		return;
+	}
+	r->requests++;
+}
+
+/* Hold a frame that lies past a gap, in sequence order. The first one
+ * starts the wait (and a recovery request). A full buffer gives up on
+ * the oldest gap first. */
+static void
+hold_add(struct hgw_worker *w, struct rte_mbuf *m)
+{
+	struct hgw_hold *h = &w->hold;
+	uint32_t k;
+
+	if (h->n == h->max) {
+		h->full++;
+		hold_give_up(w, HGW_HALT_HOLD_FULL);
+	}
+	for (k = h->n; k > 0 && h->seq[k - 1] > w->hold_seq; k--) {
+		h->m[k] = h->m[k - 1];
+		h->seq[k] = h->seq[k - 1];
+		h->session[k] = h->session[k - 1];
+		h->line[k] = h->line[k - 1];
+	}
+	h->m[k] = m;
+	h->seq[k] = w->hold_seq;
+	h->session[k] = w->hold_session;
+	h->line[k] = w->cur_line;
+	h->held++;
+	if (h->n++ == 0) {
+		h->since = rte_rdtsc();
+		if (w->rq.on) {
+			w->rq.tries = 0;
+			w->rq.cur_timeout = w->rq.timeout_tsc;
+			recovery_request(w);
+		}
+	}
+}
+
+/* Take held frame k off the buffer and decode it (flags: TAKE_GAP to
+ * give the gap up). 1 if it was taken, 0 if still ahead. */
+static int
+hold_take(struct hgw_worker *w, uint32_t k, uint32_t flags)
+{
+	struct hgw_hold *h = &w->hold;
+	struct rte_mbuf *m = h->m[k];
+	int ahead = 0;
+
+	if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
+		flush_batch(w);
+	w->cur_line = h->line[k];
+	decode_one(w, m, flags, &ahead);
+	if (ahead)
+		return 0;
+	h->taken++;
+	h->free[h->nfree++] = m;	/* after the batch that points into it */
+	h->n--;
+	for (uint32_t j = k; j < h->n; j++) {
+		h->m[j] = h->m[j + 1];
+		h->seq[j] = h->seq[j + 1];
+		h->session[j] = h->session[j + 1];
+		h->line[j] = h->line[j + 1];
+	}
+	return 1;
+}
+
+/* The sequence moved on: take every held frame it reached. */
+static void
+hold_retry(struct hgw_worker *w)
+{
+	struct hgw_hold *h = &w->hold;
+	uint8_t line = w->cur_line;
+
+	while (h->n != 0 && h->seq[0] <= hold_next_seq(w))
+		if (!hold_take(w, 0, 0))
+			break;
+	w->cur_line = line;
+	if (h->n == 0 && w->rq.active) {
+		w->rq.active = 0;
+		w->rq.recovered++;
+	} else if (h->n != 0 && w->rq.active &&
+		   hold_next_seq(w) > w->rq.asked_seq) {
+		/* part of it came (a request limit): ask for the rest */
+		w->rq.tries = 0;
+		recovery_request(w);
+	}
+}
+
+/* Nothing will fill the gap: take the oldest held frame as a gap (the
+ * worker halts, saying why) and whatever follows it. */
+static __rte_noinline void
+hold_give_up(struct hgw_worker *w, enum hgw_halt why)
+{
+	struct hgw_hold *h = &w->hold;
+
+	if (h->n == 0)
+		return;
+	if (why == HGW_HALT_BOTH_LINES)
+		h->gaps_both++;
+	if (why == HGW_HALT_NO_ANSWER)
+		w->rq.failed++;
+	w->rq.active = 0;
+	halt(w, why, h->session[0], hold_next_seq(w));
+	hold_take(w, 0, HGW_FEED_TAKE_GAP);
+	hold_retry(w);
+	if (h->n != 0)
+		h->since = rte_rdtsc();	/* a later gap starts its own wait */
+}
+
+/* Once per poll while frames are held: has the gap been given up on?
+ * A/B: both lines delivered past it (each lost it), or line B did not
+ * fill it in time; recovery: retries with back-off, then give up. */
+static __rte_noinline void
+hold_check(struct hgw_worker *w)
+{
+	struct hgw_hold *h = &w->hold;
+	uint64_t now = rte_rdtsc(), next = hold_next_seq(w);
+
+	if (w->rq.on) {
+		if (now < w->rq.deadline)
+			return;
+		if (++w->rq.tries <= w->rq.retries) {
+			w->rq.cur_timeout *= 2;
+			recovery_request(w);
+			return;
+		}
+		hold_give_up(w, HGW_HALT_NO_ANSWER);
+		return;
+	}
+	if ((w->lines == 2 && h->line_end[0] > next && h->line_end[1] > next) ||
+	    now - h->since > h->wait_tsc)
+		hold_give_up(w, HGW_HALT_BOTH_LINES);
+}
+
 /* Burst prefetch: a packet's first two data lines (headers and the
  * first messages) into L2, ahead of the L1 prefetch window. */
 static inline void
@@ -660,6 +865,10 @@ poll_paced(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
 			pf_hi = RTE_MAX(pf_hi, (uint16_t)(i + d + 1));
 		}
 		rd[i] = decode_frame(w, m);
+		if (unlikely(w->held_now)) {
+			w->held_now = 0;
+			pkts[i] = NULL;
+		}
 		flush_batch(w);
 	}
 }
@@ -689,19 +898,39 @@ nic_arrival(struct hgw_worker *w, const struct rte_mbuf *m)
 	w->rx_tsc = RTE_MIN(t, w->rx_tsc);
 }
 
-/* Receive and process one burst; returns the number of frames. */
+/* Frames held in this burst (decode_frame set held_now) are the hold
+ * buffer's now: drop them from pkts/rd, keeping the order. Returns the
+ * count left. */
+static __rte_noinline uint16_t
+burst_unhold(struct rte_mbuf **pkts, uint32_t *rd, uint16_t n)
+{
+	uint16_t k = 0;
+
+	for (uint16_t i = 0; i < n; i++)
+		if (pkts[i] != NULL) {
+			pkts[k] = pkts[i];
+			rd[k++] = rd[i];
+		}
+	return k;
+}
+
+/* Receive and process one burst of one line; returns the number of
+ * frames. */
 static inline uint16_t
-poll_once(struct hgw_worker *w)
+poll_line(struct hgw_worker *w, uint8_t line)
 {
 	struct rte_mbuf *pkts[MAX_BURST];
 	uint32_t rd[MAX_BURST];	/* bytes of each frame the decoder read */
 	uint16_t n = w->rx_ring != NULL ?
 		(uint16_t)rte_ring_sc_dequeue_burst(w->rx_ring, (void **)pkts,
 						    w->burst, NULL) :
-		rte_eth_rx_burst(w->port, w->queue, pkts, w->burst);
+		rte_eth_rx_burst(w->port, line ? w->queue_b : w->queue, pkts,
+				 w->burst);
+	uint16_t nfree;
 
 	if (n == 0)
 		return 0;
+	w->cur_line = line;
 	w->rx_tsc = rte_rdtsc();
 	if (w->nic != NULL)
 		nic_arrival(w, pkts[0]);
@@ -730,18 +959,47 @@ poll_once(struct hgw_worker *w)
 		if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
 			flush_batch(w);
 		rd[i] = decode_frame(w, pkts[i]);
+		if (unlikely(w->held_now)) {
+			w->held_now = 0;
+			pkts[i] = NULL;
+		}
 	}
 	flush_batch(w);
 done:
+	nfree = unlikely(w->hold_on) ? burst_unhold(pkts, rd, n) : n;
 	if (w->idio_on)
-		release_idio(w, pkts, n, rd);
+		release_idio(w, pkts, nfree, rd);
 	else
-		rte_pktmbuf_free_bulk(pkts, n);
+		rte_pktmbuf_free_bulk(pkts, nfree);
+	if (unlikely(w->hold.nfree != 0)) {
+		/* held frames taken in this burst: the batch is applied */
+		rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
+		w->hold.nfree = 0;
+	}
 	/* Single writer: a plain load + store, no locked RMW. */
 	atomic_store_explicit(&w->shared.frames,
 			      atomic_load_explicit(&w->shared.frames,
 						   memory_order_relaxed) + n,
 			      memory_order_relaxed);
+	return n;
+}
+
+/* One burst of each line, then a look at a gap being waited on. */
+static inline uint16_t
+poll_once(struct hgw_worker *w)
+{
+	uint16_t n = poll_line(w, 0);
+
+	if (unlikely(w->lines == 2))
+		n += poll_line(w, 1);
+	if (unlikely(w->hold.n != 0)) {
+		hold_check(w);
+		if (w->hold.nfree != 0) {
+			flush_batch(w);
+			rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
+			w->hold.nfree = 0;
+		}
+	}
 	return n;
 }
 

@@ -23,6 +23,7 @@
 #include "hgw_feed.h"
 #include "hgw_idio.h"
 #include "hgw_latency.h"
+#include "hgw_mold.h"
 #include "hgw_order.h"
 #include "hgw_risk.h"
 #include "hgw_strategy.h"
@@ -57,6 +58,41 @@ enum hgw_halt {
 	HGW_HALT_NONE = 0,
 	HGW_HALT_GAP,           /* sequence numbers skipped (incl. a late join) */
 	HGW_HALT_CHECKSUM,      /* a frame failed its IPv4 or UDP checksum */
+	HGW_HALT_BOTH_LINES,    /* A/B: both lines lost the same messages */
+	HGW_HALT_NO_ANSWER,     /* recovery: the server did not fill the gap */
+	HGW_HALT_HOLD_FULL,     /* frames held for a gap filled the buffer */
+};
+
+/* Frames a worker can hold while a gap waits to be filled. */
+#define HGW_HOLD_MAX 1024
+
+/* A gap waiting to be filled: the frames that came after it, in sequence
+ * order, by the other line (A/B) or by a retransmission (recovery). */
+struct hgw_hold {
+	uint32_t n, max;
+	uint64_t since;                 /* TSC when the first was held */
+	uint64_t wait_tsc;              /* A/B without recovery: give up after */
+	struct rte_mbuf *m[HGW_HOLD_MAX];
+	uint64_t seq[HGW_HOLD_MAX];
+	uint16_t session[HGW_HOLD_MAX];
+	uint8_t line[HGW_HOLD_MAX];
+	/* held frames taken: freed after the batch that points into them */
+	uint32_t nfree;
+	struct rte_mbuf *free[HGW_HOLD_MAX];
+	/* per line, one past the last sequence number it delivered */
+	uint64_t line_end[2];
+	uint64_t held, taken, gaps_both, full;  /* counters */
+};
+
+/* MoldUDP64 recovery by re-request ([recovery] server). */
+struct hgw_recovery {
+	int on;
+	struct hgw_mold_addr addr;      /* us -> the re-request server */
+	uint64_t timeout_tsc, cur_timeout;
+	uint32_t retries, tries, max_messages;
+	int active;                     /* a request is outstanding */
+	uint64_t deadline, asked_seq;
+	uint64_t requests, no_mbuf, tx_full, recovered, failed;
 };
 
 /* in.announce: the bit that takes a worker out of the race (the rest
@@ -247,6 +283,8 @@ struct hgw_worker {
 	unsigned int lcore;
 	uint16_t port;
 	uint16_t queue;
+	uint16_t queue_b;       /* [feed] lines = 2: line B's RX queue */
+	uint16_t lines;
 	uint16_t burst;
 	uint32_t drain_max;     /* frames drained at most after stop */
 	/* fanout mode: frames come from this ring, not from the port */
@@ -272,6 +310,15 @@ struct hgw_worker {
 	uint32_t halt;                  /* enum hgw_halt, 0: trading */
 	uint64_t halt_key, halt_seq;
 	uint64_t halted_triggers, halted_orders;
+	/* A/B lines and recovery: a gap's later frames held (hold_on: the
+	 * decoder returns them as HGW_FEED_AHEAD), the line of the frame
+	 * being decoded, and the frame just held (not to be freed) */
+	int hold_on;
+	uint8_t cur_line, held_now;
+	uint16_t hold_session;          /* where the frame just held belongs */
+	uint64_t hold_seq;
+	struct hgw_hold hold;
+	struct hgw_recovery rq;
 	/* [feed] join = baseline: messages still to apply after the join
 	 * before triggers are evaluated (every replica alike) */
 	uint32_t warmup_messages;

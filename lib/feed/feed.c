@@ -278,7 +278,7 @@ checksums(struct hgw_feed *f, const uint8_t *ip, uint32_t ihl,
 /* Bytes from l4 on that form the UDP payload, or a negative drop code. */
 static inline int
 l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
-      const uint8_t **payload, uint32_t *plen)
+      const uint8_t **payload, uint32_t *plen, int *retrans)
 {
 	uint32_t off = ETH_HDR_LEN;
 	uint16_t etype;
@@ -332,8 +332,15 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
 
 	if (ulen < UDP_HDR_LEN || ulen > udp_room)
 		return drop(f, HGW_FEED_DROP_UDP_BAD_LENGTH);
-	if ((f->conf.group != 0 && hgw_be32(ip + 16) != f->conf.group) ||
-	    (f->conf.port != 0 && hgw_be16(udp + 2) != f->conf.port))
+	uint32_t dst = hgw_be32(ip + 16);
+	uint16_t dport = hgw_be16(udp + 2);
+	int feed = (f->conf.group == 0 || dst == f->conf.group ||
+		    (f->conf.group_b != 0 && dst == f->conf.group_b)) &&
+		   (f->conf.port == 0 || dport == f->conf.port);
+
+	*retrans = !feed && f->conf.alt_port != 0 && dport == f->conf.alt_port &&
+		   dst == f->conf.alt_ip;
+	if (!feed && !*retrans)
 		return drop(f, HGW_FEED_DROP_NOT_FEED);
 
 	int rc = checksums(f, ip, ihl, udp, ulen, ck);
@@ -358,10 +365,10 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 {
 	const uint8_t *mold;
 	uint32_t plen;
-	int rc;
+	int rc, retrans = 0;
 
 	f->stats.frames++;
-	rc = l2_l4(f, frame, len, ck, &mold, &plen);
+	rc = l2_l4(f, frame, len, ck, &mold, &plen, &retrans);
 	if (rc < 0)
 		return rc;
 	if (plen < HGW_MOLD_HDR_LEN)
@@ -422,6 +429,13 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 			    HGW_FEED_DROP_MOLD_AFTER_END);
 	if (suspect_jump(f, s, seq, blocks))
 		return drop(f, HGW_FEED_DROP_MOLD_SUSPECT);
+	if (f->conf.hold_ahead && !(ck & HGW_FEED_TAKE_GAP) &&
+	    s->first_seq != 0 && seq > s->next_seq) {
+		/* a gap: the caller may hold this until it is filled */
+		p->left = (uint16_t)blocks;
+		f->stats.frames--;	/* counted when it is taken */
+		return HGW_FEED_AHEAD;
+	}
 	if (s->first_seq == 0)
 		s->first_seq = seq;
 
@@ -462,6 +476,8 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	s->next_seq = end;
 	s->packets++;
 	s->messages += count - skip;
+	if (retrans)
+		f->stats.retrans_messages += count - skip;
 	f->stats.mold_packets++;
 	p->seq = seq + skip;
 	p->left = (uint16_t)(count - skip);

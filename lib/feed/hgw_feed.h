@@ -91,7 +91,23 @@ struct hgw_feed_conf {
 	 * feed met mid-session): 0 = that is a gap (the messages before it
 	 * were missed); 1 = take it as the start (baseline, for replays). */
 	uint8_t join_baseline;
+	/* A/B lines: the second line's group (0: none, or the same) */
+	uint32_t group_b;
+	/* Retransmissions (MoldUDP64 re-request answers) come unicast to
+	 * this address and port, and are taken as feed; 0: none */
+	uint32_t alt_ip;
+	uint16_t alt_port;
+	/* A packet ahead of the expected number in a session under way
+	 * (a gap) is not taken but returned as HGW_FEED_AHEAD, so that the
+	 * caller can hold it until the other line or a retransmission
+	 * fills the gap (or give it back with HGW_FEED_TAKE_GAP). */
+	uint8_t hold_ahead;
 };
+
+/* hgw_feed_packet_ck: a packet ahead of the expected number, not taken
+ * (hold_ahead): p->session, p->seq (its first sequence number) and
+ * p->left (its message count) say where it belongs. */
+#define HGW_FEED_AHEAD (-(int)HGW_FEED_DROP_MAX - 1)
 
 /* Checksum results a port already established (its RX offload flags),
  * for hgw_feed_packet_ck; a result not given is checked in software. */
@@ -99,6 +115,9 @@ struct hgw_feed_conf {
 #define HGW_FEED_CK_IP_BAD   0x2u
 #define HGW_FEED_CK_L4_GOOD  0x4u
 #define HGW_FEED_CK_L4_BAD   0x8u
+/* ... and with hold_ahead: take this packet even if it is ahead (the gap
+ * is given up on: counted as a gap, as without hold_ahead) */
+#define HGW_FEED_TAKE_GAP    0x10u
 
 /* Sequence state of one MoldUDP64 session. */
 struct hgw_feed_session {
@@ -131,6 +150,7 @@ struct hgw_feed_stats {
 	uint64_t gaps;
 	uint64_t gap_messages;
 	uint64_t dup_messages;
+	uint64_t retrans_messages;   /* new messages from retransmissions */
 	uint64_t drops[HGW_FEED_DROP_MAX];
 	uint64_t by_type[256];       /* valid messages handed out, by type byte */
 };

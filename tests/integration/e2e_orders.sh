@@ -517,6 +517,65 @@ gap-halt)
 	expect_eq "late join, baseline: gaps" "$(value gaps)" 0
 	echo "  late join: recover halts (0 orders); baseline trades after the warm-up ($(value orders) orders)"
 	;;
+ab-trade)
+	# A/B lines: each worker reads both lines and takes the first copy of
+	# each message. Losses on one line only are no gap: the orders equal
+	# the reference's, nobody halts. A range both lines lost is one gap:
+	# every worker halts there (exit 8 + 8), having sent exactly the
+	# reference's orders before it.
+	EDIT="python3 $SRCDIR/tests/integration/pcap_edit.py"
+	hedged_reference
+	$EDIT "$T/feed.pcap" "$T/a.pcap" --drop 3000-3100 >/dev/null
+	$EDIT "$T/a.pcap" "$T/a2.pcap" --drop 8000-8200 >/dev/null
+	$EDIT "$T/feed.pcap" "$T/b.pcap" --drop 5000-5100 >/dev/null
+	ab_run() {	# ab_run A B [args]: 2 workers, 2 lines each
+		local a=$1 b=$2
+		shift 2
+		rm -f "$T"/out*.pcap
+		rc=0
+		run_hw --lcores=0@0,1@1,2@0 \
+			"net_pcap0,rx_pcap=$a,rx_pcap=$b,rx_pcap=$a,rx_pcap=$b,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" \
+			-c "$T/conf.ini" --set run.workers=2 --set feed.lines=2 \
+			--set run.idle_timeout_ms=0 "$@" || rc=$?
+		python3 "$SRCDIR/tests/ref/merge_orders.py" "$T/merged.pcap" "$T"/out*.pcap \
+			>/dev/null || fail "A/B: a duplicate order escaped"
+	}
+	ab_run "$T/a2.pcap" "$T/b.pcap"
+	expect_eq "A/B, one line lost each range: exit status" "$rc" 0
+	expect_eq "A/B: gaps" "$(value gaps)" 0
+	grep -q "HALTED" "$T/out" && fail "A/B: a worker halted: $(grep HALTED "$T/out")"
+	grep -q "^worker 0 gaps: [1-9][0-9]* frames held, .* 0 lost on both lines" "$T/out" ||
+		fail "A/B: $(grep '^worker 0 gaps' "$T/out")"
+	$CMP "$T/expected.pcap" "$T/merged.pcap" || fail "A/B: orders differ from the reference's"
+	expect_eq "A/B: messages" "$(value messages)" "$(truth messages)"
+	echo "  one line lost each range: no gap, $(value messages) messages, $want orders as the reference's; $(grep '^worker 0 gaps' "$T/out" | cut -d';' -f1)"
+	# both lines lost frames 5050-5100: one gap, every worker halts there
+	$EDIT "$T/feed.pcap" "$T/a3.pcap" --drop 5050-5150 >/dev/null
+	ab_run "$T/a3.pcap" "$T/b.pcap"
+	expect_eq "A/B, a range both lost: exit status" "$rc" 16
+	expect_eq "A/B, a range both lost: gaps" "$(value gaps)" 1
+	grep -q "^worker 0 HALTED on a sequence gap on both lines" "$T/out" ||
+		fail "A/B both lost: $(grep -i 'halt\|gaps' "$T/out")"
+	grep -q "^worker 1 HALTED on a sequence gap on both lines" "$T/out" ||
+		fail "A/B both lost: worker 1: $(grep -i 'halt' "$T/out")"
+	echo "  both lines lost one range: $(value gaps) gap of $(value gap_messages) messages; $(grep -c HALTED "$T/out") workers halted there"
+	# random losses on each line (the generator's, independent): the
+	# decoder sees exactly the messages at least one line delivered and
+	# declares exactly the gaps both lines lost (feed only, 2 workers)
+	"$FEEDGEN" -q -o "$T/la.pcap" --truth "$T/truth" --seed 41 --instruments 40 \
+		--messages 60000 --per-packet 4 --line-b "$T/lb.pcap" \
+		--group-b 233.49.196.111 --loss-a 3 --loss-b 3 --loss-seed 4
+	run_hw --lcores=0@0,1@1,2@0 \
+		"net_pcap0,rx_pcap=$T/la.pcap,rx_pcap=$T/lb.pcap,rx_pcap=$T/la.pcap,rx_pcap=$T/lb.pcap" \
+		--set run.workers=2 --set feed.lines=2 --set feed.group_b=233.49.196.111 \
+		--set run.idle_timeout_ms=0 ||
+		fail "A/B random losses: hedgewire exited $?: $(cat "$T/err")"
+	expect_eq "A/B random losses: messages" "$(value messages)" "$(truth ab_messages)"
+	expect_eq "A/B random losses: gaps" "$(value gaps)" "$(truth ab_gaps)"
+	expect_eq "A/B random losses: gap_messages" "$(value gap_messages)" "$(truth ab_gap_messages)"
+	grep -q "^worker 1 agrees with worker 0: yes" "$T/out" || fail "A/B: replicas disagree"
+	echo "  random losses (A $(truth lost_a), B $(truth lost_b) packets, $(truth lost_both_packets) on both): $(value messages) messages, $(value gaps) gaps, as the generator's A/B truth"
+	;;
 hedged|stall|worker-stop)
 	# N hedged workers, each with its own RX queue (the whole feed) and
 	# its own replica, in every dedup mode: together they send exactly the

@@ -506,6 +506,80 @@ test_suspect_and_join(void)
 	HGW_CHECK_EQ(feed.sessions[0].first_seq, 7000);
 }
 
+/* hold_ahead: a packet past a gap comes back as HGW_FEED_AHEAD, taking
+ * nothing, until the gap is filled (then it goes through, no gap) or
+ * given up (HGW_FEED_TAKE_GAP: a gap). Line B's group and the
+ * retransmission address are feed too. */
+static void
+test_hold_ahead(void)
+{
+	struct hgw_feed_conf c = { .group = FB_GROUP, .port = FB_PORT,
+				   .hold_ahead = 1, .group_b = 0xE9310001,
+				   .alt_ip = 0x0A020001, .alt_port = 26500 };
+	uint8_t m[64];
+	struct fb f, held;
+	struct hgw_feed_pkt p;
+	uint32_t hlen;
+	int got;
+
+	hgw_feed_init(&feed, &c);
+	fb_itch(m, 'S', 0, 12);
+	fb_start(&f, 0, "S1", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	/* 2..4 missing: 5 is ahead, comes back untaken */
+	fb_start(&held, 0, "S1", 5);
+	fb_msg(&held, m, 12);
+	fb_msg(&held, m, 12);
+	hlen = fb_finish(&held);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, held.buf, hlen, &p), HGW_FEED_AHEAD);
+	HGW_CHECK_EQ(p.seq, 5);
+	HGW_CHECK_EQ(p.left, 2);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 2);
+	HGW_CHECK_EQ(feed.stats.gaps, 0);
+	/* 2..4 from line B's group, then 5 goes through without a gap */
+	fb_start(&f, 0, "S1", 2);
+	for (int i = 0; i < 3; i++)
+		fb_msg(&f, m, 12);
+	fb_finish(&f);
+	hgw_put_be32(f.buf + f.ip + 16, 0xE9310001);
+	fb_checksums(f.buf + f.ip);
+	HGW_CHECK_EQ(run(&f, f.len, &got), 3);
+	HGW_CHECK_EQ(run(&held, hlen, &got), 2);
+	HGW_CHECK_EQ(feed.stats.gaps, 0);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 7);
+	/* a retransmission (unicast to us) fills 7..8 under 9 */
+	fb_start(&held, 0, "S1", 9);
+	fb_msg(&held, m, 12);
+	hlen = fb_finish(&held);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, held.buf, hlen, &p), HGW_FEED_AHEAD);
+	fb_start(&f, 0, "S1", 7);
+	fb_msg(&f, m, 12);
+	fb_msg(&f, m, 12);
+	fb_finish(&f);
+	hgw_put_be32(f.buf + f.ip + 16, 0x0A020001);
+	hgw_put_be16(f.buf + f.ip + 22, 26500);
+	fb_checksums(f.buf + f.ip);
+	HGW_CHECK_EQ(run(&f, f.len, &got), 2);
+	HGW_CHECK_EQ(feed.stats.retrans_messages, 2);
+	HGW_CHECK_EQ(run(&held, hlen, &got), 1);
+	/* another port at that address is not ours */
+	hgw_put_be16(f.buf + f.ip + 22, 26501);
+	fb_checksums(f.buf + f.ip);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)), HGW_FEED_DROP_NOT_FEED);
+	/* given up: taken as a gap */
+	fb_start(&held, 0, "S1", 20);
+	fb_msg(&held, m, 12);
+	hlen = fb_finish(&held);
+	HGW_CHECK_EQ(hgw_feed_packet(&feed, held.buf, hlen, &p), HGW_FEED_AHEAD);
+	HGW_CHECK_EQ(hgw_feed_packet_ck(&feed, held.buf, hlen, HGW_FEED_TAKE_GAP,
+					&p), 1);
+	HGW_CHECK_EQ(p.gap, 1);
+	HGW_CHECK_EQ(feed.stats.gap_messages, 10);	/* 10..19 */
+	/* frames counted once, however often a held one was offered */
+	HGW_CHECK_EQ(feed.stats.frames, 7);
+}
+
 /* IPv4 header and UDP checksums, in software and from the port's flags. */
 static void
 test_checksums(void)
@@ -747,6 +821,7 @@ main(void)
 	HGW_TEST(test_phantom_sessions);
 	HGW_TEST(test_suspect_and_join);
 	HGW_TEST(test_checksums);
+	HGW_TEST(test_hold_ahead);
 	HGW_TEST(test_session_key);
 	HGW_TEST(test_reason_names);
 	HGW_TEST(test_stats_add);
