@@ -764,8 +764,12 @@ hold_check(struct hgw_worker *w)
 		hold_give_up(w, HGW_HALT_NO_ANSWER);
 		return;
 	}
+	/* the wait counts only once neither line has anything left to
+	 * give (each polled empty since): a worker that was off its CPU
+	 * for a while must not give up on what is waiting in its queues */
 	if ((w->lines == 2 && h->line_end[0] > next && h->line_end[1] > next) ||
-	    now - h->since > h->wait_tsc)
+	    (now - h->since > h->wait_tsc && h->line_empty[0] > h->since &&
+	     h->line_empty[1] > h->since))
 		hold_give_up(w, HGW_HALT_BOTH_LINES);
 }
 
@@ -928,8 +932,11 @@ poll_line(struct hgw_worker *w, uint8_t line)
 				 w->burst);
 	uint16_t nfree;
 
-	if (n == 0)
+	if (n == 0) {
+		if (unlikely(w->hold.n != 0))
+			w->hold.line_empty[line] = rte_rdtsc();
 		return 0;
+	}
 	w->cur_line = line;
 	w->rx_tsc = rte_rdtsc();
 	if (w->nic != NULL)

@@ -79,8 +79,10 @@ struct hgw_hold {
 	/* held frames taken: freed after the batch that points into them */
 	uint32_t nfree;
 	struct rte_mbuf *free[HGW_HOLD_MAX];
-	/* per line, one past the last sequence number it delivered */
+	/* per line, one past the last sequence number it delivered, and
+	 * the last time a poll of it found nothing */
 	uint64_t line_end[2];
+	uint64_t line_empty[2];
 	uint64_t held, taken, gaps_both, full;  /* counters */
 };
 
