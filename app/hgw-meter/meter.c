@@ -1336,6 +1336,7 @@ link_wait(const uint16_t *ports, uint32_t n, uint32_t ms)
  * duty cycle makes unlikely rather than impossible. Other drivers close
  * at once. */
 #define HOLD_POLL_US 200
+#define HOLD_SETTLE_MS 100
 static void
 hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 {
@@ -1362,8 +1363,15 @@ hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 			    l.link_status == RTE_ETH_LINK_UP)
 				up++;
 		}
-		if (up == 0)
+		if (up == 0) {
+			/* The PMD's control thread marks the link down first
+			 * and tears the connection down after: closing the
+			 * port meanwhile would run that teardown twice at
+			 * once (a fault seen once polling every 200 us). Give
+			 * it time to finish. */
+			rte_delay_us_sleep(HOLD_SETTLE_MS * 1000);
 			return;
+		}
 		if (stopped())
 			break;
 		if (rte_get_timer_cycles() - start > hz / 1000 * ms) {

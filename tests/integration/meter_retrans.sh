@@ -86,7 +86,8 @@ kill -USR1 "$CPID" 2>/dev/null || true
 crc=0
 wait "$CPID" || crc=$?
 sed 's/^/  client: /' "$T/client.out"
-[ "$crc" = 0 ] || fail "client exited $crc: $(cat "$T/client.err")"
+[ "$crc" = 0 ] || fail "client exited $crc: $(cat "$T/client.err")" \
+	"(meter: $(wait "$MPID"; tail -12 "$T/meter.out"; cat "$T/meter.err"))"
 mrc=0
 wait "$MPID" || mrc=$?
 [ "$mrc" = 0 ] || fail "meter exited $mrc: $(cat "$T/meter.err")"
