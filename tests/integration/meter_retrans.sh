@@ -5,8 +5,8 @@
 # range on queue 1; the client finds that gap, asks for it there during
 # the replay and, once the meter has reported and holds the wire (SIGUSR1
 # from here), asks again and for ranges past the capture, over
-# --retrans-max, of an unknown session, to the broadcast MAC and with a
-# bad count. The client checks every answer against the capture; here
+# --retrans-max, to the broadcast MAC, of an unknown session, with a bad
+# count and for one message. The client checks every answer against the capture; here
 # the meter's counters must agree, and both must exit cleanly: the
 # client closes first, the meter lets go of the wire after it.
 #   meter_retrans.sh FEEDGEN METER CLIENT SRCDIR
@@ -100,9 +100,9 @@ dropped=$((DROP_B - DROP_A + 1))
 expect_eq "dropped_q1" "$(mvalue dropped_q1)" "$dropped"
 expect_eq "copies_sent" "$(mvalue copies_sent)" $((2 * packets - dropped))
 expect_eq "tx_dropped" "$(mvalue tx_dropped)" 0
-# requests 1-6 and the bad one; answered: 1, 2, 3, 4, 6
-expect_eq "retrans_requests" "$(mvalue retrans_requests)" 6
-expect_eq "retrans_answered" "$(mvalue retrans_answered)" 5
+# requests 1-7 and the bad one; answered: all but 6 (unknown session)
+expect_eq "retrans_requests" "$(mvalue retrans_requests)" 7
+expect_eq "retrans_answered" "$(mvalue retrans_answered)" 6
 expect_eq "retrans_bad" "$(mvalue retrans_bad)" 1
 # past the capture's end, and the unknown session
 expect_eq "retrans_not_had" "$(mvalue retrans_not_had)" 2
@@ -111,13 +111,13 @@ expect_eq "retrans_lost" "$(mvalue retrans_lost)" 0
 expect_eq "hold_frames" "$(mvalue hold_frames)" 0
 gap=$(sed -n 's/.*frames [0-9]*-[0-9]* (\([0-9]*\) messages) dropped.*/\1/p' \
 	"$T/client.out")
-# the gap twice, 5 past the end, --retrans-max from 1, 3 to broadcast
+# the gap twice, 5 past the end, --retrans-max from 1, 3 to broadcast, 1
 expect_eq "retrans_messages" "$(mvalue retrans_messages)" \
-	$((2 * gap + 5 + RT_MAX + 3))
+	$((2 * gap + 5 + RT_MAX + 3 + 1))
 python3 - "$T/meter.json" <<'PY' || fail "JSON report"
 import json, sys
 d = json.load(open(sys.argv[1]))
-assert d["retrans_requests"] == 6 and d["retrans_bad"] == 1, d
+assert d["retrans_requests"] == 7 and d["retrans_bad"] == 1, d
 assert d["dropped_by_queue"][0] == 0 and d["dropped_by_queue"][1] > 0, d
 PY
 grep "^hgw-meter: re-request server:" "$T/meter.out" | sed 's/^/  /'
