@@ -46,6 +46,19 @@
  * pcap, e.g. from tests/ref/hgw_ref.py) every expected trigger must get
  * exactly one order: the others are counted as misses, never dropped.
  *
+ * With --retrans IP:PORT the meter is also the MoldUDP64 re-request
+ * server (lib/mold): a request to that address on RX queue q is answered
+ * on TX queue q, so the worker that saw the gap gets the messages, by
+ * unicast to the requester, with the capture's messages of that session
+ * and those sequence numbers (indexed at start-up: the ones a packet of
+ * the capture carries for the first time, as the decoder sees them), at
+ * most --retrans-max, in packets of at most 1400 bytes of UDP payload.
+ * Requests are served during the replay and, unlike anything else, while
+ * the meter holds the wire after its report: a worker may still be
+ * asking then. That reopens the memif race above on the meter's side;
+ * hold_wire says how far it is narrowed. --drop Q:A-B keeps frames A..B
+ * off queue Q: a gap that only worker Q sees, for the server to fill.
+ *
  * One lcore: the sender polls the order queues while it waits for the
  * next release time and while a TX queue is full. After start-up there
  * is no allocation and no system call: packets are loaded into mbufs once
@@ -77,6 +90,7 @@
 #include "hgw_cli.h"
 #include "hgw_feed.h"
 #include "hgw_latency.h"
+#include "hgw_mold.h"
 #include "hgw_order.h"
 
 #define PROG "hgw-meter"
@@ -84,6 +98,11 @@
 #define MAX_COPIES 16
 #define MAX_FRAME 9216          /* jumbo; the pool's data room */
 #define CLORDID_MOD 10000000000ull
+#define MAX_DROPS 16
+/* MoldUDP64 answers: UDP payload per packet, as Nasdaq's servers keep
+ * under a 1500-byte MTU; blocks that fit one (2-byte length each) */
+#define RT_PAYLOAD 1400u
+#define RT_MAX_BLOCKS ((RT_PAYLOAD - HGW_MOLD_HDR_LEN) / 2)
 
 enum pace { PACE_PCAP, PACE_RATE, PACE_TOP };
 
@@ -101,6 +120,13 @@ struct opts {
 	uint32_t loops;
 	uint64_t timeout_us;
 	uint32_t wait_ms, link_ms, settle_ms, stall_ms, hold_ms, mbufs;
+	/* --retrans: the re-request server's address (host order) */
+	int retrans;
+	uint32_t rt_ip;
+	uint16_t rt_port, rt_max;
+	/* --drop Q:A-B: frames a..b (1-based) not sent on queue q */
+	struct drop { uint16_t q; uint32_t a, b; } drops[MAX_DROPS];
+	uint32_t ndrops;
 };
 
 /* Orders that match no expected trigger, by reason (X-macro: code, name,
@@ -141,6 +167,7 @@ struct range {
 	uint32_t pkt;           /* the packet */
 	uint64_t msg;           /* index of its first message in flags[] */
 	uint16_t session;
+	uint16_t off;           /* its first new block: offset in the frame */
 };
 
 struct session {
@@ -169,6 +196,23 @@ struct meter {
 	uint32_t *exp;          /* per message: 1 + expected order index, or 0 */
 	uint8_t *exp_frames;    /* --expect: HGW_ORDER_FRAME_LEN bytes each */
 	uint32_t nexp;
+
+	/* --drop */
+	const struct drop *drops;
+	uint32_t ndrops;
+	uint8_t qdrops[MAX_COPIES];     /* queue q has --drop ranges */
+	uint64_t dropped[MAX_COPIES];   /* frames not sent on q by --drop */
+
+	/* --retrans: the re-request server */
+	int rt_on;
+	int holding;            /* after the report: only requests count */
+	uint32_t rt_ip;
+	uint16_t rt_port, rt_max;
+	struct rte_ether_addr mac;      /* the feed port's */
+	struct rte_mempool *rt_pool;
+	const uint8_t **blk;    /* per message: its block (length prefix) */
+	uint64_t rt_requests, rt_answered, rt_messages, rt_packets;
+	uint64_t rt_not_had, rt_limited, rt_bad, rt_lost, hold_frames;
 
 	/* counters */
 	uint64_t packets_sent, copies_sent, tx_dropped, capture_truncated;
@@ -231,6 +275,15 @@ usage(FILE *out)
 		"                     (default 10000; 0: close at once)\n"
 		"  --group A.B.C.D    triggers: only MoldUDP64 to this group (default any)\n"
 		"  --udp-port N       triggers: only to this UDP port (default any)\n"
+		"  --retrans IP:PORT  also the MoldUDP64 re-request server at this\n"
+		"                     address: requests on RX queue q are answered\n"
+		"                     on TX queue q with the capture's messages,\n"
+		"                     during the replay and while holding the wire\n"
+		"  --retrans-max N    messages answered per request at most\n"
+		"                     (default 1000)\n"
+		"  --drop Q:A-B       frames A to B (from 1) of the capture are not\n"
+		"                     sent on queue Q: a gap for that worker only\n"
+		"                     (repeatable, at most 16; Q:A for one frame)\n"
 		"  --mbufs N          RX pool size (default 8191)\n"
 		"  --csv PREFIX       write PREFIX-wire_to_wire.csv and PREFIX-send_lag.csv\n"
 		"  --json FILE        counters and histograms as one JSON object\n");
@@ -249,6 +302,71 @@ num_real(const char *opt, const char *s, double min, double max)
 	return v;
 }
 
+/* Decimal in [min, max] from *s up to a byte not a digit; advances *s.
+ * -1 when there is no digit or it is out of range. */
+static int
+parse_dec(const char **s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	const char *p = *s;
+	uint64_t x = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	while (*p >= '0' && *p <= '9') {
+		if (x > (UINT64_MAX - 9) / 10)
+			return -1;
+		x = x * 10 + (uint64_t)(*p++ - '0');
+	}
+	if (x < min || x > max)
+		return -1;
+	*s = p;
+	*v = x;
+	return 0;
+}
+
+/* A.B.C.D:PORT, port 1 to 65535. */
+static int
+parse_ip_port(const char *arg, uint32_t *ip, uint16_t *port)
+{
+	const char *colon = strrchr(arg, ':'), *p;
+	char host[INET_ADDRSTRLEN];
+	struct in_addr a;
+	uint64_t v;
+
+	if (colon == NULL || (size_t)(colon - arg) >= sizeof(host))
+		return -1;
+	memcpy(host, arg, (size_t)(colon - arg));
+	host[colon - arg] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1)
+		return -1;
+	p = colon + 1;
+	if (parse_dec(&p, 1, UINT16_MAX, &v) != 0 || *p != '\0')
+		return -1;
+	*ip = ntohl(a.s_addr);
+	*port = (uint16_t)v;
+	return 0;
+}
+
+/* Q:A-B or Q:A, 1 <= A <= B. */
+static int
+parse_drop(const char *arg, struct drop *d)
+{
+	const char *p = arg;
+	uint64_t q, a, b;
+
+	if (parse_dec(&p, 0, MAX_COPIES - 1, &q) != 0 || *p++ != ':' ||
+	    parse_dec(&p, 1, UINT32_MAX, &a) != 0)
+		return -1;
+	b = a;
+	if (*p == '-' && (++p, parse_dec(&p, a, UINT32_MAX, &b) != 0))
+		return -1;
+	if (*p != '\0')
+		return -1;
+	*d = (struct drop){ .q = (uint16_t)q, .a = (uint32_t)a,
+			    .b = (uint32_t)b };
+	return 0;
+}
+
 static void
 parse(int argc, char **argv, struct opts *o)
 {
@@ -256,6 +374,7 @@ parse(int argc, char **argv, struct opts *o)
 		O_PCAP = 256, O_PORT, O_COPIES, O_OPORT, O_OQUEUES, O_PACE,
 		O_SPEED, O_PPS, O_LOOPS, O_TIMEOUT, O_EXPECT, O_WAIT, O_LINK,
 		O_SETTLE, O_STALL, O_HOLD, O_GROUP, O_UDP, O_MBUFS, O_CSV, O_JSON,
+		O_RETRANS, O_RT_MAX, O_DROP,
 	};
 	static const struct option lo[] = {
 		{ "pcap", required_argument, NULL, O_PCAP },
@@ -279,10 +398,13 @@ parse(int argc, char **argv, struct opts *o)
 		{ "mbufs", required_argument, NULL, O_MBUFS },
 		{ "csv", required_argument, NULL, O_CSV },
 		{ "json", required_argument, NULL, O_JSON },
+		{ "retrans", required_argument, NULL, O_RETRANS },
+		{ "retrans-max", required_argument, NULL, O_RT_MAX },
+		{ "drop", required_argument, NULL, O_DROP },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, oport_set = 0, oq_set = 0;
+	int c, oport_set = 0, oq_set = 0, rt_max_set = 0;
 	struct in_addr a;
 
 	memset(o, 0, sizeof(*o));
@@ -298,6 +420,7 @@ parse(int argc, char **argv, struct opts *o)
 	o->stall_ms = 1000;
 	o->hold_ms = 10000;
 	o->mbufs = 8191;
+	o->rt_max = 1000;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -388,6 +511,23 @@ parse(int argc, char **argv, struct opts *o)
 		case O_JSON:
 			o->json = optarg;
 			break;
+		case O_RETRANS:
+			if (parse_ip_port(optarg, &o->rt_ip, &o->rt_port) != 0)
+				hgw_cli_bad(PROG, "retrans", optarg);
+			o->retrans = 1;
+			break;
+		case O_RT_MAX:
+			o->rt_max = (uint16_t)hgw_cli_num(PROG, "retrans-max",
+							  optarg, 1, UINT16_MAX);
+			rt_max_set = 1;
+			break;
+		case O_DROP:
+			if (o->ndrops == MAX_DROPS)
+				die("at most %u --drop ranges", MAX_DROPS);
+			if (parse_drop(optarg, &o->drops[o->ndrops]) != 0)
+				hgw_cli_bad(PROG, "drop", optarg);
+			o->ndrops++;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -404,6 +544,14 @@ parse(int argc, char **argv, struct opts *o)
 		o->order_port = o->port;
 	if (!oq_set)
 		o->order_queues = o->copies;
+	if (rt_max_set && !o->retrans)
+		die("--retrans-max needs --retrans IP:PORT");
+	for (uint32_t i = 0; i < o->ndrops; i++)
+		if (o->drops[i].q >= o->copies)
+			die("--drop %u:%u-%u: queue %u, but --copies %u sends on "
+			    "queues 0 to %u", o->drops[i].q, o->drops[i].a,
+			    o->drops[i].b, o->drops[i].q, o->copies,
+			    o->copies - 1);
 }
 
 /* ------------------------------------------------------------ the capture */
@@ -513,7 +661,8 @@ capture_load(struct meter *m, const struct opts *o)
 		} else {
 			tmp[m->nranges++] = (struct range){ .seq = fp.seq,
 				.count = (uint32_t)rc, .pkt = i,
-				.session = fp.session };
+				.session = fp.session,
+				.off = (uint16_t)(fp.next - d) };
 			per[fp.session]++;
 			if (fp.seq + (uint64_t)rc > CLORDID_MOD)
 				die("--pcap %s: frame %u: sequence numbers beyond "
@@ -550,6 +699,26 @@ capture_load(struct meter *m, const struct opts *o)
 	}
 	m->flags = zalloc("message flags", m->nmsgs, 1);
 	rte_free(tmp);
+	for (uint32_t k = 0; k < o->ndrops; k++)
+		if (o->drops[k].b > n)
+			die("--drop %u:%u-%u: the capture has %u frames",
+			    o->drops[k].q, o->drops[k].a, o->drops[k].b, n);
+
+	/* --retrans: every message the capture carries, by its block in
+	 * the loaded frame (the decoder checked that every block fits) */
+	if (o->retrans) {
+		m->blk = zalloc("message index", m->nmsgs, sizeof(*m->blk));
+		for (uint32_t r = 0; r < m->nranges; r++) {
+			const struct range *g = &m->ranges[r];
+			const uint8_t *b = rte_pktmbuf_mtod(m->pkts[g->pkt],
+							    const uint8_t *) + g->off;
+
+			for (uint32_t k = 0; k < g->count; k++) {
+				m->blk[g->msg + k] = b;
+				b += 2u + hgw_be16(b);
+			}
+		}
+	}
 
 	/* release times */
 	for (i = 0; i < n; i++) {
@@ -720,7 +889,196 @@ account(struct meter *m, const uint8_t *d, uint32_t len, uint64_t rx_tsc)
 		m->differs++;
 }
 
-/* Poll every order queue once; returns the frames received. */
+/* ------------------------------------------------------ re-request server */
+
+/* Answer packets of one request on their way to TX queue q. */
+struct answer {
+	struct rte_mbuf *b[BURST];
+	uint16_t msgs[BURST];   /* messages in each */
+	uint16_t n, q;
+	uint64_t packets, messages;     /* sent so far */
+};
+
+/* Hand the answer's packets to TX queue q of the feed port (the one the
+ * request's worker receives on). A full queue is retried for --stall-ms
+ * without polling: this runs from inside the poll, and a worker that
+ * asked is draining its queue. What is not sent is counted as lost. */
+static void
+answer_flush(struct meter *m, struct answer *a)
+{
+	uint16_t done = 0;
+	uint64_t since = rte_rdtsc();
+
+	if (a->q < m->copies && !m->qdead[a->q]) {
+		while (done < a->n) {
+			uint16_t s = rte_eth_tx_burst(m->port, a->q, a->b + done,
+						      (uint16_t)(a->n - done));
+
+			if (s != 0) {
+				for (uint16_t j = done; j < done + s; j++)
+					a->messages += a->msgs[j];
+				done += s;
+				since = rte_rdtsc();
+				continue;
+			}
+			if (rte_rdtsc() - since > m->stall_tsc || stopped())
+				break;
+		}
+	}
+	a->packets += done;
+	if (done < a->n) {
+		rte_pktmbuf_free_bulk(a->b + done, (unsigned int)(a->n - done));
+		m->rt_lost += a->n - done;
+	}
+	a->n = 0;
+}
+
+/* One MoldUDP64 packet of n messages from seq, queued for a->q. */
+static void
+answer_packet(struct meter *m, struct answer *a, const struct hgw_mold_addr *to,
+	      const char session[HGW_MOLD_SESSION_LEN], uint64_t seq,
+	      const uint8_t *const *msgs, const uint16_t *lens, uint16_t n)
+{
+	struct rte_mbuf *b = rte_pktmbuf_alloc(m->rt_pool);
+	uint32_t len;
+
+	if (b == NULL) {
+		m->rt_lost++;
+		return;
+	}
+	len = hgw_mold_packet_frame(rte_pktmbuf_mtod(b, uint8_t *),
+				    rte_pktmbuf_tailroom(b), to, session, seq,
+				    msgs, lens, n);
+	if (len == 0) {         /* one message larger than the mbuf */
+		rte_pktmbuf_free(b);
+		m->rt_lost++;
+		return;
+	}
+	b->data_len = (uint16_t)len;
+	b->pkt_len = len;
+	a->b[a->n] = b;
+	a->msgs[a->n++] = n;
+	if (a->n == BURST)
+		answer_flush(m, a);
+}
+
+/* Answer a request that came in on RX queue q with the capture's messages
+ * of [seq, seq + count), at most --retrans-max of them: what the capture
+ * has of them, in packets of at most RT_PAYLOAD bytes of UDP payload, a
+ * new packet after any number the capture lacks. */
+static void
+answer_request(struct meter *m, uint16_t q, const struct hgw_mold_addr *from,
+	       const char name[HGW_MOLD_SESSION_LEN], uint64_t seq,
+	       uint16_t count)
+{
+	const uint8_t *msgs[RT_MAX_BLOCKS];
+	uint16_t lens[RT_MAX_BLOCKS];
+	const struct session *s = NULL;
+	struct hgw_mold_addr to;
+	struct answer a = { .q = q };
+	uint64_t end, have = 0, pseq = 0;
+	uint32_t lo, hi, plen = HGW_MOLD_HDR_LEN;
+	uint16_t n = 0;
+
+	if (count > m->rt_max) {
+		count = m->rt_max;
+		m->rt_limited++;
+	}
+	end = seq + count < seq ? UINT64_MAX : seq + count;
+	for (uint32_t i = 0; i < m->nsessions; i++)
+		if (memcmp(m->sessions[i].name, name, HGW_MOLD_SESSION_LEN) == 0)
+			s = &m->sessions[i];
+	if (s == NULL) {
+		m->rt_not_had++;
+		return;
+	}
+	/* unicast back, from the address the request was sent to; a group
+	 * address is no source MAC: then the port's own */
+	memcpy(to.dst_mac, from->src_mac, 6);
+	if (from->dst_mac[0] & 1)
+		memcpy(to.src_mac, m->mac.addr_bytes, 6);
+	else
+		memcpy(to.src_mac, from->dst_mac, 6);
+	to.src_ip = m->rt_ip;
+	to.dst_ip = from->src_ip;
+	to.src_port = m->rt_port;
+	to.dst_port = from->src_port;
+
+	/* first range that ends after seq */
+	lo = 0;
+	hi = s->n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		const struct range *r = &m->ranges[s->first + mid];
+
+		if (r->seq + r->count <= seq)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (uint32_t k = lo; k < s->n && m->ranges[s->first + k].seq < end; k++) {
+		const struct range *r = &m->ranges[s->first + k];
+		uint64_t x = RTE_MAX(seq, r->seq);
+		uint64_t last = RTE_MIN(end, r->seq + r->count);
+
+		for (; x < last; x++) {
+			const uint8_t *b = m->blk[r->msg + (x - r->seq)];
+			uint16_t l = hgw_be16(b);
+
+			/* a packet numbers its messages from one sequence:
+			 * a hole, or a full packet, starts the next one */
+			if (n != 0 && (x != pseq + n || n == RT_MAX_BLOCKS ||
+				       plen + 2u + l > RT_PAYLOAD)) {
+				answer_packet(m, &a, &to, name, pseq, msgs, lens, n);
+				n = 0;
+				plen = HGW_MOLD_HDR_LEN;
+			}
+			if (n == 0)
+				pseq = x;
+			msgs[n] = b + 2;
+			lens[n++] = l;
+			plen += 2u + l;
+			have++;
+		}
+	}
+	if (n != 0)
+		answer_packet(m, &a, &to, name, pseq, msgs, lens, n);
+	if (a.n != 0)
+		answer_flush(m, &a);
+	if (have < count)
+		m->rt_not_had++;
+	if (a.packets != 0)
+		m->rt_answered++;
+	m->rt_packets += a.packets;
+	m->rt_messages += a.messages;
+}
+
+/* A frame to the --retrans address: a request answered, or a bad one
+ * counted. 0: not ours, for the order matcher. */
+static int
+retrans_frame(struct meter *m, uint16_t q, const uint8_t *d, uint32_t len)
+{
+	struct hgw_mold_addr from;
+	char name[HGW_MOLD_SESSION_LEN];
+	uint64_t seq;
+	uint16_t count;
+
+	if (hgw_mold_request_match(d, len, m->rt_ip, m->rt_port, &from, name,
+				   &seq, &count)) {
+		m->rt_requests++;
+		answer_request(m, q, &from, name, seq, count);
+		return 1;
+	}
+	if (hgw_mold_udp_to(d, len, m->rt_ip, m->rt_port)) {
+		m->rt_bad++;
+		return 1;
+	}
+	return 0;
+}
+
+/* Poll every order queue once; returns the frames received. Requests to
+ * --retrans are answered; while the wire is held after the report, other
+ * frames are only counted. */
 static inline uint32_t
 poll_orders(struct meter *m)
 {
@@ -734,9 +1092,19 @@ poll_orders(struct meter *m)
 		if (n == 0)
 			continue;
 		rx_tsc = rte_rdtsc();
-		for (uint16_t i = 0; i < n; i++)
-			account(m, rte_pktmbuf_mtod(pkts[i], const uint8_t *),
-				rte_pktmbuf_data_len(pkts[i]), rx_tsc);
+		for (uint16_t i = 0; i < n; i++) {
+			const uint8_t *d = rte_pktmbuf_mtod(pkts[i],
+							    const uint8_t *);
+			uint32_t len = rte_pktmbuf_data_len(pkts[i]);
+
+			if (m->rt_on && retrans_frame(m, q, d, len))
+				continue;
+			if (unlikely(m->holding)) {
+				m->hold_frames++;
+				continue;
+			}
+			account(m, d, len, rx_tsc);
+		}
 		rte_pktmbuf_free_bulk(pkts, n);
 		total += n;
 	}
@@ -751,6 +1119,17 @@ poll_orders(struct meter *m)
  * takes nothing for --stall-ms (a full ring nobody drains, or a memif
  * queue the peer did not connect) is dead from then on: its copies are
  * dropped and counted. */
+/* Is frame f (from 0) of the capture one --drop keeps off queue q? */
+static inline int
+dropped(const struct meter *m, uint16_t q, uint32_t f)
+{
+	for (uint32_t r = 0; r < m->ndrops; r++)
+		if (m->drops[r].q == q && f + 1 >= m->drops[r].a &&
+		    f + 1 <= m->drops[r].b)
+			return 1;
+	return 0;
+}
+
 static void
 send_frames(struct meter *m, uint32_t i, uint16_t k, uint64_t t0)
 {
@@ -774,16 +1153,30 @@ send_frames(struct meter *m, uint32_t i, uint16_t k, uint64_t t0)
 	}
 	m->packets_sent += k;
 	for (uint16_t q = 0; q < m->copies; q++) {
+		struct rte_mbuf *sel[BURST], **src = p;
 		uint64_t since = now;
-		uint16_t done = 0;
+		uint16_t done = 0, nq = k;
 
 		if (m->qdead[q]) {
 			m->tx_dropped += k;
 			continue;
 		}
-		while (done < k) {
-			uint16_t s = rte_eth_tx_burst(m->port, q, p + done,
-						      (uint16_t)(k - done));
+		if (unlikely(m->qdrops[q])) {
+			/* --drop: this queue's copy of those frames is lost */
+			nq = 0;
+			for (uint16_t j = 0; j < k; j++) {
+				if (dropped(m, q, i + j)) {
+					rte_pktmbuf_free(p[j]); /* our reference */
+					m->dropped[q]++;
+				} else {
+					sel[nq++] = p[j];
+				}
+			}
+			src = sel;
+		}
+		while (done < nq) {
+			uint16_t s = rte_eth_tx_burst(m->port, q, src + done,
+						      (uint16_t)(nq - done));
 
 			if (s != 0) {
 				done += s;
@@ -794,9 +1187,9 @@ send_frames(struct meter *m, uint32_t i, uint16_t k, uint64_t t0)
 			if (rte_rdtsc() - since > m->stall_tsc || stopped()) {
 				if (!stopped())
 					m->qdead[q] = 1;
-				for (uint16_t j = done; j < k; j++)
-					rte_pktmbuf_free(p[j]); /* our reference */
-				m->tx_dropped += k - done;
+				for (uint16_t j = done; j < nq; j++)
+					rte_pktmbuf_free(src[j]); /* our reference */
+				m->tx_dropped += nq - done;
 				break;
 			}
 		}
@@ -933,10 +1326,19 @@ link_wait(const uint16_t *ports, uint32_t n, uint32_t ms)
 /* A memif peer that still polls faults if the shared memory goes away
  * under it (the PMD unmaps it on disconnect while the peer may be inside
  * rx_burst): hold the wire until the peer has stopped and disconnected,
- * at most ms milliseconds. Nothing is polled meanwhile, so the same race
- * cannot hit the meter. Other drivers close at once. */
+ * at most ms milliseconds. Without --retrans nothing is polled meanwhile,
+ * so the same race cannot hit the meter. With it, the peer may still ask
+ * for messages it missed, so the RX queues are polled, but only every
+ * HOLD_POLL_US and only right after the link was seen up: the PMD's
+ * control thread marks the link down before it unmaps, so the meter can
+ * only fault if it is inside one rx_burst or tx_burst at the very moment
+ * of the unmap (DPDK gives no hook to close that window), which the low
+ * duty cycle makes unlikely rather than impossible. Other drivers close
+ * at once. */
+#define HOLD_POLL_US 200
+#define HOLD_SETTLE_MS 100
 static void
-hold_wire(const uint16_t *ports, uint32_t n, uint32_t ms)
+hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 {
 	const uint64_t hz = rte_get_timer_hz();
 	const uint64_t start = rte_get_timer_cycles();
@@ -961,8 +1363,15 @@ hold_wire(const uint16_t *ports, uint32_t n, uint32_t ms)
 			    l.link_status == RTE_ETH_LINK_UP)
 				up++;
 		}
-		if (up == 0)
+		if (up == 0) {
+			/* The PMD's control thread marks the link down first
+			 * and tears the connection down after: closing the
+			 * port meanwhile would run that teardown twice at
+			 * once (a fault seen once polling every 200 us). Give
+			 * it time to finish. */
+			rte_delay_us_sleep(HOLD_SETTLE_MS * 1000);
 			return;
+		}
 		if (stopped())
 			break;
 		if (rte_get_timer_cycles() - start > hz / 1000 * ms) {
@@ -970,7 +1379,12 @@ hold_wire(const uint16_t *ports, uint32_t n, uint32_t ms)
 			       "closing the wire under it\n", ms);
 			break;
 		}
-		rte_delay_us_sleep(10000);
+		if (m->rt_on && up == memif) {
+			poll_orders(m);
+			rte_delay_us_sleep(HOLD_POLL_US);
+		} else {
+			rte_delay_us_sleep(10000);
+		}
 	}
 }
 
@@ -1023,6 +1437,18 @@ missed(const struct meter *m)
 	X(missed, missed(m))                                                   \
 	X(differs, m->differs)
 
+/* The re-request server's, final once the wire is let go. */
+#define METER_RT_COUNTERS(X)                                                   \
+	X(retrans_requests, m->rt_requests)                                    \
+	X(retrans_answered, m->rt_answered)                                    \
+	X(retrans_messages, m->rt_messages)                                    \
+	X(retrans_packets, m->rt_packets)                                      \
+	X(retrans_not_had, m->rt_not_had)                                      \
+	X(retrans_limited, m->rt_limited)                                      \
+	X(retrans_bad, m->rt_bad)                                              \
+	X(retrans_lost, m->rt_lost)                                            \
+	X(hold_frames, m->hold_frames)
+
 static void
 report(const struct meter *m, const struct opts *o, double secs)
 {
@@ -1047,6 +1473,15 @@ report(const struct meter *m, const struct opts *o, double secs)
 #define METER_PRINT(name, v) printf("  %-24s %" PRIu64 "\n", #name, (uint64_t)(v));
 	METER_COUNTERS(METER_PRINT)
 #undef METER_PRINT
+	for (uint16_t q = 0; q < m->copies; q++) {
+		char key[32];
+
+		if (!m->qdrops[q])
+			continue;
+		snprintf(key, sizeof(key), "dropped_q%u", q);
+		printf("  %-24s %" PRIu64 "  frames not sent on queue %u "
+		       "(--drop)\n", key, m->dropped[q], q);
+	}
 	for (int i = 0; i < UNEXPECTED_MAX; i++)
 		if (m->unexpected[i] != 0)
 			printf("  unexpected %-13s %" PRIu64 "  %s\n",
@@ -1064,6 +1499,20 @@ report(const struct meter *m, const struct opts *o, double secs)
 		       " messages sent; late %" PRIu64 "), unexpected %" PRIu64
 		       ", duplicates %" PRIu64 "\n", m->matched, m->nmsgs,
 		       m->late, unexpected_total(m), m->duplicates);
+}
+
+static void
+report_retrans(const struct meter *m)
+{
+	printf(PROG ": re-request server: %" PRIu64 " requests, %" PRIu64
+	       " answered with %" PRIu64 " messages in %" PRIu64 " packets; %"
+	       PRIu64 " for messages the capture does not have, %" PRIu64
+	       " bad\n", m->rt_requests, m->rt_answered, m->rt_messages,
+	       m->rt_packets, m->rt_not_had, m->rt_bad);
+#define METER_RT_PRINT(name, v) printf("  %-24s %" PRIu64 "\n", #name, (uint64_t)(v));
+	METER_RT_COUNTERS(METER_RT_PRINT)
+#undef METER_RT_PRINT
+	fflush(stdout);
 }
 
 static void
@@ -1101,7 +1550,16 @@ write_json(const struct meter *m, const struct opts *o)
 	for (int i = 0; i < UNEXPECTED_MAX; i++)
 		fprintf(f, "%s\"%s\": %" PRIu64, i ? ", " : "",
 			unexpected_names[i], m->unexpected[i]);
-	fputs("},\n\"wire_to_wire\": ", f);
+	fputs("}, \"dropped_by_queue\": [", f);
+	for (uint16_t q = 0; q < m->copies; q++)
+		fprintf(f, "%s%" PRIu64, q ? ", " : "", m->dropped[q]);
+	fputs("], ", f);
+	if (m->rt_on) {
+#define METER_RT_JSON(name, v) fprintf(f, "\"%s\": %" PRIu64 ", ", #name, (uint64_t)(v));
+		METER_RT_COUNTERS(METER_RT_JSON)
+#undef METER_RT_JSON
+	}
+	fputs("\n\"wire_to_wire\": ", f);
 	rc = hgw_hist_write_json(&m->w2w, f, "wire_to_wire", ns, "ns");
 	fputs(", \"send_lag\": ", f);
 	if (rc == 0)
@@ -1140,6 +1598,14 @@ main(int argc, char **argv)
 	m.stall_tsc = rte_get_tsc_hz() / 1000 * o.stall_ms;
 	m.timeout_tsc = (uint64_t)((double)rte_get_tsc_hz() / 1e6 *
 				   (double)o.timeout_us);
+	m.drops = o.drops;
+	m.ndrops = o.ndrops;
+	for (uint32_t i = 0; i < o.ndrops; i++)
+		m.qdrops[o.drops[i].q] = 1;
+	m.rt_on = o.retrans;
+	m.rt_ip = o.rt_ip;
+	m.rt_port = o.rt_port;
+	m.rt_max = o.rt_max;
 	hgw_hist_init(&m.w2w);
 	hgw_hist_init(&m.lag);
 
@@ -1165,6 +1631,24 @@ main(int argc, char **argv)
 		ports[0] = o.port;
 		ports[1] = o.order_port;
 		nports = 2;
+	}
+	if (o.retrans) {
+		/* answers are built in these, at most a burst per TX queue
+		 * in flight beyond what the TX rings hold */
+		uint32_t n = 1024u * o.copies + 1023u;
+
+		rc = rte_eth_macaddr_get(o.port, &m.mac);
+		if (rc != 0)
+			die("port %u: cannot get its MAC address: %s", o.port,
+			    strerror(-rc));
+		m.rt_pool = rte_pktmbuf_pool_create("hgw_meter_retrans", n,
+					RTE_MIN(256u, n / 8), 0,
+					RTE_MBUF_DEFAULT_BUF_SIZE,
+					rte_eth_dev_socket_id(o.port));
+		if (m.rt_pool == NULL)
+			die("cannot create a pool of %u mbufs for --retrans "
+			    "answers: %s (more EAL memory: -m)", n,
+			    rte_strerror(rte_errno));
 	}
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -1201,6 +1685,19 @@ main(int argc, char **argv)
 		printf(", expecting %" PRIu64 " orders (%s)",
 		       (uint64_t)m.nexp + m.expected_unknown, o.expect);
 	printf("\n");
+	if (o.retrans) {
+		char ip[INET_ADDRSTRLEN];
+		struct in_addr a = { .s_addr = htonl(o.rt_ip) };
+
+		inet_ntop(AF_INET, &a, ip, sizeof(ip));
+		printf(PROG ": re-request server %s:%u (MAC " RTE_ETHER_ADDR_PRT_FMT
+		       "), at most %u messages per request, %u bytes of UDP "
+		       "payload per packet\n", ip, o.rt_port,
+		       RTE_ETHER_ADDR_BYTES(&m.mac), o.rt_max, RT_PAYLOAD);
+	}
+	for (uint32_t i = 0; i < o.ndrops; i++)
+		printf(PROG ": --drop: frames %u to %u not sent on queue %u\n",
+		       o.drops[i].a, o.drops[i].b, o.drops[i].q);
 	/* The meter polls one lcore; hedgewire needs one per worker and a
 	 * main lcore (asleep most of the time). Fewer CPUs than that and
 	 * they time-share: the latencies include it. */
@@ -1234,11 +1731,14 @@ main(int argc, char **argv)
 		write_csv(&m.w2w, o.csv, "wire_to_wire");
 		write_csv(&m.lag, o.csv, "send_lag");
 	}
-	if (o.json != NULL)
-		write_json(&m, &o);
 	printf(PROG ": done\n");
 	fflush(stdout);
-	hold_wire(ports, nports, o.hold_ms);
+	m.holding = 1;
+	hold_wire(&m, ports, nports, o.hold_ms);
+	if (o.retrans)
+		report_retrans(&m);     /* after the hold: its requests count */
+	if (o.json != NULL)
+		write_json(&m, &o);
 
 	for (uint32_t i = 0; i < nports; i++) {
 		rte_eth_dev_stop(ports[i]);
