@@ -85,7 +85,11 @@ decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 			w->hold_seq = p.seq;
 		} else if (d == HGW_FEED_DROP_IP_CHECKSUM ||
 			   d == HGW_FEED_DROP_UDP_CHECKSUM) {
-			halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
+			/* the frame is lost; with a second line or a
+			 * re-request server the gap it leaves may still be
+			 * filled (and halts the worker if not) */
+			if (!w->hold_on)
+				halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
 		}
 		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
 	}
@@ -648,10 +652,12 @@ hold_add(struct hgw_worker *w, struct rte_mbuf *m)
 {
 	struct hgw_hold *h = &w->hold;
 	uint32_t k;
+	int gave_up = 0;
 
 	if (h->n == h->max) {
 		h->full++;
 		hold_give_up(w, HGW_HALT_HOLD_FULL);
+		gave_up = 1;
 	}
 	for (k = h->n; k > 0 && h->seq[k - 1] > w->hold_seq; k--) {
 		h->m[k] = h->m[k - 1];
@@ -666,12 +672,16 @@ hold_add(struct hgw_worker *w, struct rte_mbuf *m)
 	h->held++;
 	if (h->n++ == 0) {
 		h->since = rte_rdtsc();
-		if (w->rq.on) {
+		/* a halted worker asks for nothing: it will not trade again */
+		if (w->rq.on && w->halt == HGW_HALT_NONE) {
 			w->rq.tries = 0;
 			w->rq.cur_timeout = w->rq.timeout_tsc;
 			recovery_request(w);
 		}
 	}
+	/* giving up moved the sequence on: this frame may be next now */
+	if (gave_up)
+		hold_retry(w);
 }
 
 /* Take held frame k off the buffer and decode it (flags: TAKE_GAP to
@@ -753,7 +763,7 @@ hold_check(struct hgw_worker *w)
 	struct hgw_hold *h = &w->hold;
 	uint64_t now = rte_rdtsc(), next = hold_next_seq(w);
 
-	if (w->rq.on) {
+	if (w->rq.on && w->halt == HGW_HALT_NONE) {
 		if (now < w->rq.deadline)
 			return;
 		if (++w->rq.tries <= w->rq.retries) {
@@ -769,7 +779,7 @@ hold_check(struct hgw_worker *w)
 	 * for a while must not give up on what is waiting in its queues */
 	if ((w->lines == 2 && h->line_end[0] > next && h->line_end[1] > next) ||
 	    (now - h->since > h->wait_tsc && h->line_empty[0] > h->since &&
-	     h->line_empty[1] > h->since))
+	     (w->lines == 1 || h->line_empty[1] > h->since)))
 		hold_give_up(w, HGW_HALT_BOTH_LINES);
 }
 

@@ -549,6 +549,16 @@ ab-trade)
 	$CMP "$T/expected.pcap" "$T/merged.pcap" || fail "A/B: orders differ from the reference's"
 	expect_eq "A/B: messages" "$(value messages)" "$(truth messages)"
 	echo "  one line lost each range: no gap, $(value messages) messages, $want orders as the reference's; $(grep '^worker 0 gaps' "$T/out" | cut -d';' -f1)"
+	# a bit flipped in 2% of line A's frames: each refused by its
+	# checksum and filled by line B, so it costs nothing
+	$EDIT "$T/feed.pcap" "$T/af.pcap" --flip 2 --seed 5 >"$T/flipped"
+	ab_run "$T/af.pcap" "$T/feed.pcap"
+	expect_eq "A/B, flipped bits on A: exit status" "$rc" 0
+	expect_eq "A/B, flipped bits on A: gaps" "$(value gaps)" 0
+	[ "$(awk '$1 == "drop" && $2 ~ /checksum/ { n += $3 } END { print n + 0 }' "$T/out")" -gt 0 ] ||
+		fail "A/B flipped: no checksum drop"
+	$CMP "$T/expected.pcap" "$T/merged.pcap" || fail "A/B flipped: orders differ from the reference's"
+	echo "  $(wc -l <"$T/flipped") frames of line A damaged: refused by their checksums, filled by line B, $want orders as the reference's"
 	# both lines lost frames 5050-5100: one gap, every worker halts there
 	$EDIT "$T/feed.pcap" "$T/a3.pcap" --drop 5050-5150 >/dev/null
 	ab_run "$T/a3.pcap" "$T/b.pcap"

@@ -188,7 +188,66 @@ EOF
 	grep "^note:" "$T/meter.out" | sed 's/^/  /' || true
 }
 
+# recover MODE: 2 workers (claim); the meter leaves frames 3000-3010 out
+# of worker 1's copy. answer: the meter is also the re-request server,
+# worker 1 asks for the missing messages, applies them in order and
+# trades on (no halt, exit 0, every expected order matched once);
+# silent: nobody answers, worker 1 gives up and halts (exit 16), worker
+# 0 carries on and every expected order is still matched once.
+recover() {
+	local mode=$1 mem retrans=() rc=0 what="recovery, $1"
+	[ "$mode" = silent ] || retrans=(--retrans 10.9.9.9:26400)
+	start_meter 1 --copies 2 --pace rate --pps 20000 \
+		--expect "$T/expected.pcap" --timeout-us 30000000 --wait-ms 3000 \
+		--link-timeout-ms 30000 --drop 1:3000-3010 "${retrans[@]}"
+	wait_socket
+	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0 --no-pci $mem \
+		--file-prefix "$PREFIX" --log-level=error \
+		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
+		--set run.workers=2 --set run.dedup=claim \
+		--set recovery.server=10.9.9.9:26400 \
+		--set run.stop_at_end_of_session=no --set run.idle_timeout_ms=0 \
+		>"$T/out" 2>"$T/err" &
+	HPID=$!
+	PIDS+=("$HPID")
+	while ! grep -q "^hgw-meter: done" "$T/meter.out"; do
+		kill -0 "$MPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$HPID" 2>/dev/null || true
+	wait "$HPID" || rc=$?
+	wait "$MPID" || fail "$what: meter exited $?: $(cat "$T/meter.err")"
+	expect_eq "$what: matched" "$(mvalue matched)" "$want"
+	expect_eq "$what: duplicates" "$(mvalue duplicates)" 0
+	expect_eq "$what: missed" "$(mvalue missed)" 0
+	expect_eq "$what: frames left out of worker 1's copy" "$(mvalue dropped_q1)" 11
+	local gaps
+	gaps=$(grep '^worker 1 gaps' "$T/out") || fail "$what: no gap line: $(cat "$T/err")"
+	if [ "$mode" = answer ]; then
+		expect_eq "$what: hedgewire exit status" "$rc" 0
+		grep -q "HALTED" "$T/out" && fail "$what: $(grep HALTED "$T/out")"
+		[ "$(mvalue retrans_answered)" -ge 1 ] || fail "$what: the meter answered nothing"
+		echo "$gaps" | grep -q " 1 gaps recovered, 0 unanswered" ||
+			fail "$what: $gaps"
+		echo "$gaps" | grep -q " $(mvalue retrans_messages) messages retransmitted" ||
+			fail "$what: $gaps vs meter $(mvalue retrans_messages)"
+		grep -q "^worker 1 agrees with worker 0: yes" "$T/out" ||
+			fail "$what: $(grep agrees "$T/out")"
+	else
+		expect_eq "$what: hedgewire exit status" "$rc" 16
+		grep -q "^worker 1 HALTED on a sequence gap" "$T/out" ||
+			fail "$what: worker 1 did not halt: $(grep -i halt "$T/out")"
+		grep -q "^worker 0 HALTED" "$T/out" && fail "$what: worker 0 halted"
+	fi
+	echo "  $what: $want expected orders matched once; $(echo "$gaps" | cut -d: -f2-)"
+	grep "^worker 1 HALTED" "$T/out" | cut -c1-100 | sed 's/^/  /' || true
+}
+
 measure 1 claim
 measure 2 claim
 measure 2 downstream
+recover answer
+recover silent
 echo "PASS: meter"
