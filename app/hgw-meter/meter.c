@@ -125,7 +125,7 @@ struct opts {
 	uint32_t rt_ip;
 	uint16_t rt_port, rt_max;
 	/* --drop Q:A-B: frames a..b (1-based) not sent on queue q */
-	struct drop { uint16_t q; uint32_t a, b; } drops[MAX_DROPS];
+	struct drop { uint16_t q; uint32_t a, b; uint8_t corrupt; } drops[MAX_DROPS];
 	uint32_t ndrops;
 };
 
@@ -202,6 +202,8 @@ struct meter {
 	uint32_t ndrops;
 	uint8_t qdrops[MAX_COPIES];     /* queue q has --drop ranges */
 	uint64_t dropped[MAX_COPIES];   /* frames not sent on q by --drop */
+	uint64_t corrupted[MAX_COPIES]; /* frames sent damaged on q (--corrupt) */
+	struct rte_mempool *cp_pool;    /* --corrupt: the damaged copies */
 
 	/* --retrans: the re-request server */
 	int rt_on;
@@ -284,6 +286,9 @@ usage(FILE *out)
 		"  --drop Q:A-B       frames A to B (from 1) of the capture are not\n"
 		"                     sent on queue Q: a gap for that worker only\n"
 		"                     (repeatable, at most 16; Q:A for one frame)\n"
+		"  --corrupt Q:A-B    frames A to B go to queue Q with one bit of\n"
+		"                     their last byte flipped (checksums as they\n"
+		"                     were): damaged for that worker only\n"
 		"  --mbufs N          RX pool size (default 8191)\n"
 		"  --csv PREFIX       write PREFIX-wire_to_wire.csv and PREFIX-send_lag.csv\n"
 		"  --json FILE        counters and histograms as one JSON object\n");
@@ -374,7 +379,7 @@ parse(int argc, char **argv, struct opts *o)
 		O_PCAP = 256, O_PORT, O_COPIES, O_OPORT, O_OQUEUES, O_PACE,
 		O_SPEED, O_PPS, O_LOOPS, O_TIMEOUT, O_EXPECT, O_WAIT, O_LINK,
 		O_SETTLE, O_STALL, O_HOLD, O_GROUP, O_UDP, O_MBUFS, O_CSV, O_JSON,
-		O_RETRANS, O_RT_MAX, O_DROP,
+		O_RETRANS, O_RT_MAX, O_DROP, O_CORRUPT,
 	};
 	static const struct option lo[] = {
 		{ "pcap", required_argument, NULL, O_PCAP },
@@ -401,6 +406,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "retrans", required_argument, NULL, O_RETRANS },
 		{ "retrans-max", required_argument, NULL, O_RT_MAX },
 		{ "drop", required_argument, NULL, O_DROP },
+		{ "corrupt", required_argument, NULL, O_CORRUPT },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -522,11 +528,14 @@ parse(int argc, char **argv, struct opts *o)
 			rt_max_set = 1;
 			break;
 		case O_DROP:
+		case O_CORRUPT:
 			if (o->ndrops == MAX_DROPS)
-				die("at most %u --drop ranges", MAX_DROPS);
+				die("at most %u --drop and --corrupt ranges",
+				    MAX_DROPS);
 			if (parse_drop(optarg, &o->drops[o->ndrops]) != 0)
-				hgw_cli_bad(PROG, "drop", optarg);
-			o->ndrops++;
+				hgw_cli_bad(PROG, c == O_DROP ? "drop" :
+					    "corrupt", optarg);
+			o->drops[o->ndrops++].corrupt = c == O_CORRUPT;
 			break;
 		case 'h':
 			usage(stdout);
@@ -1119,15 +1128,28 @@ poll_orders(struct meter *m)
  * takes nothing for --stall-ms (a full ring nobody drains, or a memif
  * queue the peer did not connect) is dead from then on: its copies are
  * dropped and counted. */
-/* Is frame f (from 0) of the capture one --drop keeps off queue q? */
+/* Is frame f (from 0) of the capture one --drop keeps off queue q (1)
+ * or --corrupt damages on it (2)? 0: sent as it is. */
 static inline int
 dropped(const struct meter *m, uint16_t q, uint32_t f)
 {
 	for (uint32_t r = 0; r < m->ndrops; r++)
 		if (m->drops[r].q == q && f + 1 >= m->drops[r].a &&
 		    f + 1 <= m->drops[r].b)
-			return 1;
+			return m->drops[r].corrupt ? 2 : 1;
 	return 0;
+}
+
+/* --corrupt: a copy of f with one bit of its last byte flipped (the
+ * checksums left as they were), for one queue; NULL: no mbuf. */
+static struct rte_mbuf *
+damaged_copy(struct meter *m, struct rte_mbuf *f)
+{
+	struct rte_mbuf *c = rte_pktmbuf_copy(f, m->cp_pool, 0, UINT32_MAX);
+
+	if (c != NULL)
+		rte_pktmbuf_mtod(c, uint8_t *)[rte_pktmbuf_data_len(c) - 1] ^= 0x04;
+	return c;
 }
 
 static void
@@ -1165,11 +1187,20 @@ send_frames(struct meter *m, uint32_t i, uint16_t k, uint64_t t0)
 			/* --drop: this queue's copy of those frames is lost */
 			nq = 0;
 			for (uint16_t j = 0; j < k; j++) {
-				if (dropped(m, q, i + j)) {
-					rte_pktmbuf_free(p[j]); /* our reference */
-					m->dropped[q]++;
-				} else {
+				int d = dropped(m, q, i + j);
+				struct rte_mbuf *c;
+
+				if (d == 0) {
 					sel[nq++] = p[j];
+					continue;
+				}
+				c = d == 2 ? damaged_copy(m, p[j]) : NULL;
+				rte_pktmbuf_free(p[j]); /* our reference */
+				if (c != NULL) {
+					sel[nq++] = c;
+					m->corrupted[q]++;
+				} else {
+					m->dropped[q]++;
 				}
 			}
 			src = sel;
@@ -1481,6 +1512,9 @@ report(const struct meter *m, const struct opts *o, double secs)
 		snprintf(key, sizeof(key), "dropped_q%u", q);
 		printf("  %-24s %" PRIu64 "  frames not sent on queue %u "
 		       "(--drop)\n", key, m->dropped[q], q);
+		snprintf(key, sizeof(key), "corrupted_q%u", q);
+		printf("  %-24s %" PRIu64 "  frames sent damaged on queue %u "
+		       "(--corrupt)\n", key, m->corrupted[q], q);
 	}
 	for (int i = 0; i < UNEXPECTED_MAX; i++)
 		if (m->unexpected[i] != 0)
@@ -1617,6 +1651,7 @@ main(int argc, char **argv)
 					  RTE_MIN(256u, o.mbufs / 8), 0,
 					  RTE_MBUF_DEFAULT_BUF_SIZE,
 					  rte_eth_dev_socket_id(o.order_port));
+	m.cp_pool = rx_pool;
 	if (rx_pool == NULL)
 		die("cannot create an RX pool of %u mbufs (--mbufs): %s",
 		    o.mbufs, rte_strerror(rte_errno));
@@ -1696,8 +1731,11 @@ main(int argc, char **argv)
 		       RTE_ETHER_ADDR_BYTES(&m.mac), o.rt_max, RT_PAYLOAD);
 	}
 	for (uint32_t i = 0; i < o.ndrops; i++)
-		printf(PROG ": --drop: frames %u to %u not sent on queue %u\n",
-		       o.drops[i].a, o.drops[i].b, o.drops[i].q);
+		printf(PROG ": --%s: frames %u to %u %s on queue %u\n",
+		       o.drops[i].corrupt ? "corrupt" : "drop",
+		       o.drops[i].a, o.drops[i].b,
+		       o.drops[i].corrupt ? "sent damaged" : "not sent",
+		       o.drops[i].q);
 	/* The meter polls one lcore; hedgewire needs one per worker and a
 	 * main lcore (asleep most of the time). Fewer CPUs than that and
 	 * they time-share: the latencies include it. */

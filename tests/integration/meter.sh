@@ -189,17 +189,20 @@ EOF
 }
 
 # recover MODE: 2 workers (claim); the meter leaves frames 3000-3010 out
-# of worker 1's copy. answer: the meter is also the re-request server,
+# of worker 1's copy (corrupt: damages frame 4000 of it, a single bad
+# packet). answer, corrupt: the meter is also the re-request server,
 # worker 1 asks for the missing messages, applies them in order and
 # trades on (no halt, exit 0, every expected order matched once);
 # silent: nobody answers, worker 1 gives up and halts (exit 16), worker
 # 0 carries on and every expected order is still matched once.
 recover() {
-	local mode=$1 mem retrans=() rc=0 what="recovery, $1"
+	local mode=$1 mem retrans=() rc=0 what="recovery, $1" damage
 	[ "$mode" = silent ] || retrans=(--retrans 10.9.9.9:26400)
+	damage=(--drop 1:3000-3010)
+	[ "$mode" != corrupt ] || damage=(--corrupt 1:4000)
 	start_meter 1 --copies 2 --pace rate --pps 20000 \
 		--expect "$T/expected.pcap" --timeout-us 30000000 --wait-ms 3000 \
-		--link-timeout-ms 30000 --drop 1:3000-3010 "${retrans[@]}"
+		--link-timeout-ms 30000 "${damage[@]}" "${retrans[@]}"
 	wait_socket
 	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
 	# shellcheck disable=SC2086
@@ -222,10 +225,15 @@ recover() {
 	expect_eq "$what: matched" "$(mvalue matched)" "$want"
 	expect_eq "$what: duplicates" "$(mvalue duplicates)" 0
 	expect_eq "$what: missed" "$(mvalue missed)" 0
-	expect_eq "$what: frames left out of worker 1's copy" "$(mvalue dropped_q1)" 11
+	if [ "$mode" = corrupt ]; then
+		# one damaged frame: refused by its checksum, then recovered
+		expect_eq "$what: frames damaged on worker 1's copy" "$(mvalue corrupted_q1)" 1
+	else
+		expect_eq "$what: frames left out of worker 1's copy" "$(mvalue dropped_q1)" 11
+	fi
 	local gaps
 	gaps=$(grep '^worker 1 gaps' "$T/out") || fail "$what: no gap line: $(cat "$T/err")"
-	if [ "$mode" = answer ]; then
+	if [ "$mode" != silent ]; then
 		expect_eq "$what: hedgewire exit status" "$rc" 0
 		grep -q "HALTED" "$T/out" && fail "$what: $(grep HALTED "$T/out")"
 		[ "$(mvalue retrans_answered)" -ge 1 ] || fail "$what: the meter answered nothing"
@@ -249,5 +257,6 @@ measure 1 claim
 measure 2 claim
 measure 2 downstream
 recover answer
+recover corrupt
 recover silent
 echo "PASS: meter"
