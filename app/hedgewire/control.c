@@ -94,6 +94,7 @@ static struct {
 	uint32_t left_reason[HGW_MAX_WORKERS];
 	struct hgw_ckpt left_at[HGW_MAX_WORKERS];
 	uint64_t compares, cmp_key, cmp_seq;
+	uint32_t halt_logged;           /* halted workers said in the log */
 } ctl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 #define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
@@ -786,18 +787,36 @@ hgw_ctl_poll(void)
 	uint64_t dig[HGW_MAX_WORKERS];
 	uint8_t keep[HGW_MAX_WORKERS];
 
-	if (ctl.n < 2 || ctl.w[0].ckpt_mask == UINT64_MAX)
-		return;
 	/* a telemetry thread writing a long patch to the events log holds
 	 * the lock: compare next time rather than hold up the journal */
 	if (pthread_mutex_trylock(&ctl.lock) != 0)
 		return;
+	if (ctl.n < 2 || ctl.w[0].ckpt_mask == UINT64_MAX) {
+		for (uint32_t i = 0; i < ctl.n; i++)
+			/* relaxed: a flag, set once */
+			if (atomic_load_explicit(&ctl.w[i].shared.halted,
+						 memory_order_relaxed) != 0 &&
+			    !(ctl.halt_logged & (1u << i))) {
+				ctl.halt_logged |= 1u << i;
+				RTE_LOG(ERR, HGW_CTL, "worker %u halted: missed "
+					"input; it sends nothing more\n", i);
+			}
+		goto out;
+	}
 	for (uint32_t i = 0; i < ctl.n; i++) {
 		/* relaxed: a halted replica missed input and says so; it
 		 * is out of the vote (it sends nothing anyway) */
-		if ((ctl.left_mask & (1u << i)) || worker_dead(i) ||
-		    atomic_load_explicit(&ctl.w[i].shared.halted,
-					 memory_order_relaxed) != 0)
+		uint32_t h = atomic_load_explicit(&ctl.w[i].shared.halted,
+						  memory_order_relaxed);
+
+		if (h != 0 && !(ctl.halt_logged & (1u << i))) {
+			ctl.halt_logged |= 1u << i;
+			RTE_LOG(ERR, HGW_CTL, "worker %u halted: missed input "
+				"(%s); it sends nothing more, the others carry "
+				"on\n", i, h == HGW_HALT_CHECKSUM ?
+				"a checksum failure" : "a sequence gap");
+		}
+		if ((ctl.left_mask & (1u << i)) || worker_dead(i) || h != 0)
 			continue;
 		/* none yet (or being written): compare the others */
 		if (hgw_ckpt_latest(&ctl.w[i].ckpt, &latest[m]) != 0)

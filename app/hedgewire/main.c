@@ -1221,6 +1221,13 @@ main(int argc, char **argv)
 				  trading.nrings);
 
 	print_summary(&workers[0], why);
+	printf("feed: join = %s%s, lines %u, max_jump %" PRIu64 ", "
+	       "session_confirm %u, recovery %s\n",
+	       conf.join == 1 ? "baseline" : "recover",
+	       conf.join == 1 ? " (a mid-session start is the baseline)" :
+	       " (a mid-session start is missed input)", conf.lines,
+	       conf.feed.max_jump, conf.feed.session_confirm,
+	       conf.rq_server[0] != '\0' ? conf.rq_server : "off");
 	/* What the port itself lost (no mbuf, full ring): never silent. */
 	struct rte_eth_stats ps;
 
