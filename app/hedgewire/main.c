@@ -805,6 +805,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			/* answers come unicast to where the request came from */
 			fc.alt_ip = c->src_ip;
 			fc.alt_port = (uint16_t)(c->rq_client_port + i);
+			fc.alt_src = rq_server_ip;
 			r->on = 1;
 			memcpy(r->addr.src_mac, c->src_mac, 6);
 			memcpy(r->addr.dst_mac, c->dst_mac, 6);
@@ -1065,11 +1066,25 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
  * same state: feed counters, every book's touch, the risk state
  * (positions, throttle windows, limits) and the decision digest. NULL
  * when they do, else what differs first (why: room for the detail). */
+/* Did a and b apply the same messages? What a replica's state is made
+ * of: new messages (by type), gaps, ends of session; not how they came
+ * (frames, duplicates from a second line, retransmissions, frames
+ * refused), which may differ between faithful replicas. */
+static int
+feed_applied_differs(const struct hgw_feed_stats *a,
+		     const struct hgw_feed_stats *b)
+{
+	return a->messages != b->messages || a->gaps != b->gaps ||
+	       a->gap_messages != b->gap_messages ||
+	       a->end_of_session != b->end_of_session ||
+	       memcmp(a->by_type, b->by_type, sizeof(a->by_type)) != 0;
+}
+
 static const char *
 replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 		uint32_t instruments, char *why, size_t len)
 {
-	if (memcmp(&a->feed.stats, &b->feed.stats, sizeof(a->feed.stats)) != 0)
+	if (feed_applied_differs(&a->feed.stats, &b->feed.stats))
 		return "feed counters";
 	for (uint32_t l = 0; l < instruments; l++) {
 		struct hgw_book_top ta, tb;
@@ -1356,8 +1371,8 @@ main(int argc, char **argv)
 			continue;
 		}
 		if (why != STOP_END &&
-		    memcmp(&workers[ref].feed.stats, &workers[i].feed.stats,
-			   sizeof(workers[i].feed.stats)) != 0) {
+		    feed_applied_differs(&workers[ref].feed.stats,
+					 &workers[i].feed.stats)) {
 			/* a stop (signal, idle) ends each replica at its own
 			 * point of the feed: what they share was compared by
 			 * digest while running, and once more after the join */

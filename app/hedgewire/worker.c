@@ -83,6 +83,7 @@ decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 				p.seq + p.left);
 			w->hold_session = p.session;
 			w->hold_seq = p.seq;
+			w->hold_left = p.left;
 		} else if (d == HGW_FEED_DROP_IP_CHECKSUM ||
 			   d == HGW_FEED_DROP_UDP_CHECKSUM) {
 			/* the frame is lost; with a second line or a
@@ -139,7 +140,7 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 	if (unlikely(ahead)) {
 		hold_add(w, m);
 		w->held_now = 1;
-	} else if (unlikely(w->hold.n != 0)) {
+	} else if (unlikely(w->hold_on) && w->hold.n != 0) {
 		hold_retry(w);
 	}
 	return r;
@@ -627,6 +628,7 @@ recovery_request(struct hgw_worker *w)
 
 	r->active = 1;
 	r->asked_seq = from;
+	r->asked_n = RTE_MIN(n, r->max_messages);
 	r->deadline = rte_rdtsc() + r->cur_timeout;
 	if (m == NULL) {
 		r->no_mbuf++;
@@ -654,6 +656,15 @@ hold_add(struct hgw_worker *w, struct rte_mbuf *m)
 	uint32_t k;
 	int gave_up = 0;
 
+	/* (a heartbeat announces the number the next data packet starts
+	 * at: only data packets of the same messages are copies) */
+	for (k = 0; w->hold_left != 0 && k < h->n; k++)
+		if (h->seq[k] == w->hold_seq && h->left[k] == w->hold_left &&
+		    h->session[k] == w->hold_session) {
+			/* the other line's copy of a frame already held */
+			h->free[h->nfree++] = m;
+			return;
+		}
 	if (h->n == h->max) {
 		h->full++;
 		hold_give_up(w, HGW_HALT_HOLD_FULL);
@@ -662,16 +673,21 @@ hold_add(struct hgw_worker *w, struct rte_mbuf *m)
 	for (k = h->n; k > 0 && h->seq[k - 1] > w->hold_seq; k--) {
 		h->m[k] = h->m[k - 1];
 		h->seq[k] = h->seq[k - 1];
+		h->left[k] = h->left[k - 1];
 		h->session[k] = h->session[k - 1];
 		h->line[k] = h->line[k - 1];
 	}
 	h->m[k] = m;
 	h->seq[k] = w->hold_seq;
+	h->left[k] = w->hold_left;
 	h->session[k] = w->hold_session;
 	h->line[k] = w->cur_line;
 	h->held++;
 	if (h->n++ == 0) {
 		h->since = rte_rdtsc();
+		/* "delivered past the gap" counts from now on, in this
+		 * session: what the other line did before says nothing */
+		h->line_end[!(w->cur_line & 1)] = 0;
 		/* a halted worker asks for nothing: it will not trade again */
 		if (w->rq.on && w->halt == HGW_HALT_NONE) {
 			w->rq.tries = 0;
@@ -700,11 +716,17 @@ hold_take(struct hgw_worker *w, uint32_t k, uint32_t flags)
 	if (ahead)
 		return 0;
 	h->taken++;
+	if (h->nfree == RTE_DIM(h->free)) {
+		flush_batch(w);
+		rte_pktmbuf_free_bulk(h->free, h->nfree);
+		h->nfree = 0;
+	}
 	h->free[h->nfree++] = m;	/* after the batch that points into it */
 	h->n--;
 	for (uint32_t j = k; j < h->n; j++) {
 		h->m[j] = h->m[j + 1];
 		h->seq[j] = h->seq[j + 1];
+		h->left[j] = h->left[j + 1];
 		h->session[j] = h->session[j + 1];
 		h->line[j] = h->line[j + 1];
 	}
@@ -726,9 +748,11 @@ hold_retry(struct hgw_worker *w)
 		w->rq.active = 0;
 		w->rq.recovered++;
 	} else if (h->n != 0 && w->rq.active &&
-		   hold_next_seq(w) > w->rq.asked_seq) {
-		/* part of it came (a request limit): ask for the rest */
+		   hold_next_seq(w) >= w->rq.asked_seq + w->rq.asked_n) {
+		/* all we asked for came, and the gap goes on (the server's
+		 * request limit): ask for the rest */
 		w->rq.tries = 0;
+		w->rq.cur_timeout = w->rq.timeout_tsc;
 		recovery_request(w);
 	}
 }
@@ -780,7 +804,9 @@ hold_check(struct hgw_worker *w)
 	if ((w->lines == 2 && h->line_end[0] > next && h->line_end[1] > next) ||
 	    (now - h->since > h->wait_tsc && h->line_empty[0] > h->since &&
 	     (w->lines == 1 || h->line_empty[1] > h->since)))
-		hold_give_up(w, HGW_HALT_BOTH_LINES);
+		/* one line: a halted worker no longer asks, and just goes on */
+		hold_give_up(w, w->lines == 2 ? HGW_HALT_BOTH_LINES :
+			     HGW_HALT_GAP);
 }
 
 /* Burst prefetch: a packet's first two data lines (headers and the
@@ -943,7 +969,7 @@ poll_line(struct hgw_worker *w, uint8_t line)
 	uint16_t nfree;
 
 	if (n == 0) {
-		if (unlikely(w->hold.n != 0))
+		if (unlikely(w->hold_on) && w->hold.n != 0)
 			w->hold.line_empty[line] = rte_rdtsc();
 		return 0;
 	}
@@ -988,7 +1014,7 @@ done:
 		release_idio(w, pkts, nfree, rd);
 	else
 		rte_pktmbuf_free_bulk(pkts, nfree);
-	if (unlikely(w->hold.nfree != 0)) {
+	if (unlikely(w->hold_on) && w->hold.nfree != 0) {
 		/* held frames taken in this burst: the batch is applied */
 		rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
 		w->hold.nfree = 0;
@@ -1009,7 +1035,7 @@ poll_once(struct hgw_worker *w)
 
 	if (unlikely(w->lines == 2))
 		n += poll_line(w, 1);
-	if (unlikely(w->hold.n != 0)) {
+	if (unlikely(w->hold_on) && w->hold.n != 0) {
 		hold_check(w);
 		if (w->hold.nfree != 0) {
 			flush_batch(w);
@@ -1033,6 +1059,16 @@ inject_stop(struct hgw_worker *w)
 static int
 worker_done(struct hgw_worker *w)
 {
+	/* stopped while a gap was waited on: its frames are taken with the
+	 * gap (the worker halts, says why), not left unapplied and leaked */
+	while (w->hold_on && w->hold.n != 0)
+		hold_give_up(w, w->rq.on ? HGW_HALT_NO_ANSWER :
+			     HGW_HALT_BOTH_LINES);
+	if (w->hold_on && w->hold.nfree != 0) {
+		flush_batch(w);
+		rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
+		w->hold.nfree = 0;
+	}
 	rte_pktmbuf_free(w->spare);	/* NULL-safe */
 	w->spare = NULL;
 	if (w->txl != NULL)

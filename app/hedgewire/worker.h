@@ -74,11 +74,13 @@ struct hgw_hold {
 	uint64_t wait_tsc;              /* A/B without recovery: give up after */
 	struct rte_mbuf *m[HGW_HOLD_MAX];
 	uint64_t seq[HGW_HOLD_MAX];
+	uint16_t left[HGW_HOLD_MAX];
 	uint16_t session[HGW_HOLD_MAX];
 	uint8_t line[HGW_HOLD_MAX];
-	/* held frames taken: freed after the batch that points into them */
+	/* held frames taken (and duplicates not held): freed after the
+	 * batch that points into them; room for a full buffer and a burst */
 	uint32_t nfree;
-	struct rte_mbuf *free[HGW_HOLD_MAX];
+	struct rte_mbuf *free[HGW_HOLD_MAX + 512];
 	/* per line, one past the last sequence number it delivered, and
 	 * the last time a poll of it found nothing */
 	uint64_t line_end[2];
@@ -93,7 +95,7 @@ struct hgw_recovery {
 	uint64_t timeout_tsc, cur_timeout;
 	uint32_t retries, tries, max_messages;
 	int active;                     /* a request is outstanding */
-	uint64_t deadline, asked_seq;
+	uint64_t deadline, asked_seq, asked_n;
 	uint64_t requests, no_mbuf, tx_full, recovered, failed;
 };
 
@@ -318,8 +320,8 @@ struct hgw_worker {
 	int hold_on;
 	uint8_t cur_line, held_now;
 	uint16_t hold_session;          /* where the frame just held belongs */
+	uint16_t hold_left;             /* ... and its message count */
 	uint64_t hold_seq;
-	struct hgw_hold hold;
 	struct hgw_recovery rq;
 	/* [feed] join = baseline: messages still to apply after the join
 	 * before triggers are evaluated (every replica alike) */
@@ -406,6 +408,8 @@ struct hgw_worker {
 	uint64_t pace_no_ts;            /* pcap pace, no timestamp: due at once */
 	uint64_t pace_late;             /* frames picked up after their deadline */
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
+	/* Cold unless a gap is being waited on (hold_on first) */
+	struct hgw_hold hold;
 	/* Cold: where each of the last HGW_EV_MAX events was taken (before
 	 * message (key, seq)), by event id % HGW_EV_MAX */
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];

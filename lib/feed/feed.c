@@ -172,8 +172,11 @@ session_new(struct hgw_feed *f, const uint8_t *name, uint64_t seq,
 }
 
 /* A suspect jump (seq more than max_jump ahead of s's next expected
- * number): 1 to drop the packet and hold it, 0 to go on (no jump, or the
- * packet continues from the suspect held before: the jump was real). */
+ * number): 1 to drop the packet and hold it as suspect, 0 to go on (no
+ * jump, or a packet that continues from the suspect: the jump was real,
+ * and packets that go on from it are not suspect either until the
+ * session has caught up with it, as when the frames after a gap are held
+ * while the gap is filled). */
 static inline int
 suspect_jump(struct hgw_feed *f, struct hgw_feed_session *s, uint64_t seq,
 	     uint32_t blocks)
@@ -181,16 +184,23 @@ suspect_jump(struct hgw_feed *f, struct hgw_feed_session *s, uint64_t seq,
 	uint16_t idx = (uint16_t)(s - f->sessions);
 	uint64_t mj = f->conf.max_jump;
 
+	if (f->suspect == 2 && f->suspect_session == idx &&
+	    s->next_seq >= f->suspect_seq)
+		f->suspect = 0;	/* the confirmed jump is caught up */
 	if (mj == 0 || s->first_seq == 0 || seq <= s->next_seq ||
 	    seq - s->next_seq <= mj) {
-		if (f->suspect && f->suspect_session == idx)
+		if (f->suspect == 1 && f->suspect_session == idx)
 			f->suspect = 0;	/* the feed went on where it was */
 		return 0;
 	}
-	if (f->suspect && f->suspect_session == idx &&
-	    seq >= f->suspect_end && seq - f->suspect_end <= mj) {
-		f->suspect = 0;
-		s->suspects_confirmed++;
+	if (f->suspect != 0 && f->suspect_session == idx &&
+	    seq >= (f->suspect == 1 ? f->suspect_end : f->suspect_seq) &&
+	    seq - f->suspect_end <= mj) {
+		if (f->suspect == 1)
+			s->suspects_confirmed++;
+		f->suspect = 2;
+		if (seq + blocks > f->suspect_end)
+			f->suspect_end = seq + blocks;
 		return 0;
 	}
 	f->suspect = 1;
@@ -339,7 +349,8 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
 		   (f->conf.port == 0 || dport == f->conf.port);
 
 	*retrans = !feed && f->conf.alt_port != 0 && dport == f->conf.alt_port &&
-		   dst == f->conf.alt_ip;
+		   dst == f->conf.alt_ip &&
+		   (f->conf.alt_src == 0 || hgw_be32(ip + 12) == f->conf.alt_src);
 	if (!feed && !*retrans)
 		return drop(f, HGW_FEED_DROP_NOT_FEED);
 
@@ -401,6 +412,10 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 
 	struct hgw_feed_session *s = session_find(f, mold);
 
+	/* a retransmission fills a session under way with messages, and
+	 * comes from the re-request server: nothing else is taken from it */
+	if (retrans && (s == NULL || blocks == 0))
+		return drop(f, HGW_FEED_DROP_NOT_FEED);
 	p->join = 0;
 	if (s == NULL) {
 		enum hgw_feed_drop why;
@@ -427,11 +442,12 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		return drop(f, count == HGW_MOLD_END_SESSION && !s->superseded ?
 			    HGW_FEED_DROP_MOLD_DUPLICATE :
 			    HGW_FEED_DROP_MOLD_AFTER_END);
-	if (suspect_jump(f, s, seq, blocks))
+	if (!(ck & HGW_FEED_TAKE_GAP) && suspect_jump(f, s, seq, blocks))
 		return drop(f, HGW_FEED_DROP_MOLD_SUSPECT);
 	if (f->conf.hold_ahead && !(ck & HGW_FEED_TAKE_GAP) &&
-	    s->first_seq != 0 && seq > s->next_seq) {
-		/* a gap: the caller may hold this until it is filled */
+	    seq > s->next_seq) {
+		/* a gap, or a session met mid-way (join = recover): the
+		 * caller may hold this until it is filled */
 		p->left = (uint16_t)blocks;
 		f->stats.frames--;	/* counted when it is taken */
 		return HGW_FEED_AHEAD;

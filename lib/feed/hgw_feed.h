@@ -97,10 +97,12 @@ struct hgw_feed_conf {
 	 * this address and port, and are taken as feed; 0: none */
 	uint32_t alt_ip;
 	uint16_t alt_port;
-	/* A packet ahead of the expected number in a session under way
-	 * (a gap) is not taken but returned as HGW_FEED_AHEAD, so that the
-	 * caller can hold it until the other line or a retransmission
-	 * fills the gap (or give it back with HGW_FEED_TAKE_GAP). */
+	uint32_t alt_src;   /* ... sent by this address only (0: any) */
+	/* A packet ahead of the expected number (a gap, or the first packet
+	 * of a session met mid-way without join_baseline) is not taken but
+	 * returned as HGW_FEED_AHEAD, so that the caller can hold it until
+	 * the other line or a retransmission fills the gap (or give it back
+	 * with HGW_FEED_TAKE_GAP). */
 	uint8_t hold_ahead;
 };
 

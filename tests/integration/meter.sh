@@ -98,10 +98,43 @@ grep -q "link still down after 500 ms" "$T/meter.err" ||
 expect_eq "error lines" "$(grep -c "^hgw-meter: " "$T/meter.err")" 1
 echo "  no peer: $(grep "^hgw-meter: " "$T/meter.err" | cut -c1-80)..."
 
+# hw_client LCORES [app args]: hedgewire as the memif client, in the
+# background (no stop of its own: see stop_both).
+hw_client() {
+	local lcores=$1 mem
+	shift
+	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" "$lcores" --no-pci $mem \
+		--file-prefix "$PREFIX" --log-level=error \
+		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
+		--set run.stop_at_end_of_session=no --set run.idle_timeout_ms=0 \
+		"$@" >"$T/out" 2>"$T/err" &
+	HPID=$!
+	PIDS+=("$HPID")
+}
+
+# stop_both WHAT: the meter reports once it has waited for late orders,
+# then holds the wire until hedgewire has stopped: whichever side closes
+# a memif under a peer that still polls can fault it, so hedgewire runs
+# with no stop of its own and is stopped here, between the two.
+# hedgewire's exit status in HRC; a failing meter fails the test.
+stop_both() {
+	while ! grep -q "^hgw-meter: done" "$T/meter.out"; do
+		kill -0 "$MPID" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -TERM "$HPID" 2>/dev/null || true
+	HRC=0
+	wait "$HPID" || HRC=$?
+	wait "$MPID" || fail "$1: meter exited $?: $(cat "$T/meter.err")" \
+		"(hedgewire: $(cat "$T/err"))"
+}
+
 # measure N MODE: N hedgewire workers in dedup MODE, the meter sending
 # N copies.
 measure() {
-	local n=$1 mode=$2 hw_lcores meter_lcore cpus i dups=0 what mem
+	local n=$1 mode=$2 hw_lcores meter_lcore cpus i dups=0 what
 	[ "$mode" != downstream ] || dups=$(((n - 1) * want))
 	what="$n worker(s), $mode"
 	cpus=$(nproc)
@@ -119,28 +152,9 @@ measure() {
 		--expect "$T/expected.pcap" --timeout-us 30000000 --wait-ms 3000 \
 		--link-timeout-ms 30000 --json "$T/meter.json" --csv "$T/meter"
 	wait_socket
-	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
-	# shellcheck disable=SC2086
-	"$HEDGEWIRE" "$hw_lcores" --no-pci $mem \
-		--file-prefix "$PREFIX" --log-level=error \
-		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
-		--set run.workers="$n" --set run.dedup="$mode" \
-		--set run.stop_at_end_of_session=no --set run.idle_timeout_ms=0 \
-		>"$T/out" 2>"$T/err" &
-	HPID=$!
-	PIDS+=("$HPID")
-	# The meter reports once it has waited for late orders, then holds
-	# the wire until hedgewire has stopped: whichever side closes a memif
-	# under a peer that still polls can fault it, so hedgewire runs with
-	# no stop of its own and is stopped here, between the two.
-	while ! grep -q "^hgw-meter: done" "$T/meter.out"; do
-		kill -0 "$MPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -TERM "$HPID" 2>/dev/null || true
-	wait "$HPID" || fail "$what: hedgewire exited $?: $(cat "$T/err")"
-	wait "$MPID" || fail "$what: meter exited $?: $(cat "$T/meter.err")" \
-		"(hedgewire: $(cat "$T/err"))"
+	hw_client "$hw_lcores" --set run.workers="$n" --set run.dedup="$mode"
+	stop_both "$what"
+	[ "$HRC" = 0 ] || fail "$what: hedgewire exited $HRC: $(cat "$T/err")"
 	grep -q "still connected" "$T/meter.out" &&
 		fail "$what: the meter closed the wire under hedgewire"
 	grep -q "stopped on signal" "$T/out" ||
@@ -190,44 +204,36 @@ EOF
 
 # recover MODE: 2 workers (claim); the meter leaves frames 3000-3010 out
 # of worker 1's copy (corrupt: damages frame 4000 of it, a single bad
-# packet). answer, corrupt: the meter is also the re-request server,
+# packet; latejoin: leaves out its first 2,000 frames, a feed met
+# mid-session). answer, corrupt, latejoin: the meter is also the
+# re-request server,
 # worker 1 asks for the missing messages, applies them in order and
 # trades on (no halt, exit 0, every expected order matched once);
 # silent: nobody answers, worker 1 gives up and halts (exit 16), worker
 # 0 carries on and every expected order is still matched once.
 recover() {
-	local mode=$1 mem retrans=() rc=0 what="recovery, $1" damage
+	local mode=$1 retrans=() rc what="recovery, $1" damage
 	[ "$mode" = silent ] || retrans=(--retrans 10.9.9.9:26400)
 	damage=(--drop 1:3000-3010)
 	[ "$mode" != corrupt ] || damage=(--corrupt 1:4000)
+	# latejoin: worker 1 meets the feed 2,000 frames in (join = recover)
+	[ "$mode" != latejoin ] || damage=(--drop 1:1-2000)
 	start_meter 1 --copies 2 --pace rate --pps 20000 \
 		--expect "$T/expected.pcap" --timeout-us 30000000 --wait-ms 3000 \
 		--link-timeout-ms 30000 "${damage[@]}" "${retrans[@]}"
 	wait_socket
-	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
-	# shellcheck disable=SC2086
-	"$HEDGEWIRE" --lcores=0@0,1@1,2@0 --no-pci $mem \
-		--file-prefix "$PREFIX" --log-level=error \
-		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
-		--set run.workers=2 --set run.dedup=claim \
-		--set recovery.server=10.9.9.9:26400 \
-		--set run.stop_at_end_of_session=no --set run.idle_timeout_ms=0 \
-		>"$T/out" 2>"$T/err" &
-	HPID=$!
-	PIDS+=("$HPID")
-	while ! grep -q "^hgw-meter: done" "$T/meter.out"; do
-		kill -0 "$MPID" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -TERM "$HPID" 2>/dev/null || true
-	wait "$HPID" || rc=$?
-	wait "$MPID" || fail "$what: meter exited $?: $(cat "$T/meter.err")"
+	hw_client --lcores=0@0,1@1,2@0 --set run.workers=2 --set run.dedup=claim \
+		--set recovery.server=10.9.9.9:26400
+	stop_both "$what"
+	rc=$HRC
 	expect_eq "$what: matched" "$(mvalue matched)" "$want"
 	expect_eq "$what: duplicates" "$(mvalue duplicates)" 0
 	expect_eq "$what: missed" "$(mvalue missed)" 0
 	if [ "$mode" = corrupt ]; then
 		# one damaged frame: refused by its checksum, then recovered
 		expect_eq "$what: frames damaged on worker 1's copy" "$(mvalue corrupted_q1)" 1
+	elif [ "$mode" = latejoin ]; then
+		expect_eq "$what: frames left out of worker 1's copy" "$(mvalue dropped_q1)" 2000
 	else
 		expect_eq "$what: frames left out of worker 1's copy" "$(mvalue dropped_q1)" 11
 	fi
@@ -258,5 +264,6 @@ measure 2 claim
 measure 2 downstream
 recover answer
 recover corrupt
+recover latejoin
 recover silent
 echo "PASS: meter"

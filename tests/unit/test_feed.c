@@ -578,6 +578,37 @@ test_hold_ahead(void)
 	HGW_CHECK_EQ(feed.stats.gap_messages, 10);	/* 10..19 */
 	/* frames counted once, however often a held one was offered */
 	HGW_CHECK_EQ(feed.stats.frames, 7);
+
+	/* a jump beyond max_jump while holding: the first packet is a
+	 * suspect, the next confirms it, and every packet that goes on from
+	 * it is held (not taken for a new suspect) until the gap is filled
+	 * or given up */
+	c.max_jump = 10;
+	hgw_feed_init(&feed, &c);
+	fb_start(&f, 0, "S1", 1);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(run(&f, fb_finish(&f), &got), 1);
+	fb_start(&f, 0, "S1", 100);
+	fb_msg(&f, m, 12);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, fb_finish(&f), &got)),
+		     HGW_FEED_DROP_MOLD_SUSPECT);
+	for (uint64_t q = 101; q <= 111; q++) {
+		fb_start(&held, 0, "S1", q);
+		fb_msg(&held, m, 12);
+		HGW_CHECK_EQ(hgw_feed_packet(&feed, held.buf, fb_finish(&held), &p),
+			     HGW_FEED_AHEAD);
+	}
+	fb_start(&held, 0, "S1", 101);
+	fb_msg(&held, m, 12);
+	hlen = fb_finish(&held);
+	HGW_CHECK_EQ(hgw_feed_packet_ck(&feed, held.buf, hlen, HGW_FEED_TAKE_GAP,
+					&p), 1);
+	HGW_CHECK_EQ(p.gap, 1);
+	fb_start(&held, 0, "S1", 102);
+	fb_msg(&held, m, 12);
+	HGW_CHECK_EQ(run(&held, fb_finish(&held), &got), 1);
+	HGW_CHECK_EQ(feed.sessions[0].suspects, 1);
+	HGW_CHECK_EQ(feed.sessions[0].suspects_confirmed, 1);
 }
 
 /* IPv4 header and UDP checksums, in software and from the port's flags. */
