@@ -76,6 +76,8 @@ static struct {
 	uint32_t n;
 	const struct hgw_config *c;
 	struct hgw_table_set *tables;   /* NULL: feed only / after fini */
+	struct hgw_txlcore *txl;        /* tx-lcore mode: kill recalls */
+	uint64_t unsent_posted;
 	int closed;
 	int membarrier;                 /* 1: registered; 0: workers fence */
 	FILE *log;
@@ -358,6 +360,11 @@ tel_risk_kill(const char *cmd __rte_unused, const char *params,
 	rc = post(&e, 0, err, sizeof(err));
 	if (rc == 0)
 		ctl.kill = e.arg;
+	if (rc == 0 && e.arg == 1 && ctl.txl != NULL)
+		/* release: the kill event is queued before the TX lcore,
+		 * which fences with acquire when it sees this, recalls */
+		atomic_fetch_add_explicit(&ctl.txl->recall, 1,
+					  memory_order_release);
 	reply_event(d, rc, &e, err);
 	pthread_mutex_unlock(&ctl.lock);
 	if (rc == 0)
@@ -673,8 +680,17 @@ tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
 
 void
 hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
-	     struct hgw_table_set *tables)
+	     struct hgw_table_set *tables, struct hgw_txlcore *txl)
 {
+	if (txl != NULL && tables != NULL) {
+		txl->recalled = rte_ring_create_elem("hgw_recalled",
+			sizeof(struct hgw_recalled), EV_RING, rte_socket_id(),
+			RING_F_SP_ENQ | RING_F_SC_DEQ);
+		if (txl->recalled == NULL)
+			die("cannot create the recall queue: %s",
+			    rte_strerror(rte_errno));
+		ctl.txl = txl;
+	}
 	ctl.w = w;
 	ctl.n = n;
 	ctl.c = c;
@@ -747,6 +763,50 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 		"Which workers race, which left the race and why. No parameters");
 }
 
+/* The 10-byte name of a session key, from a worker's sessions table:
+ * the entries below the index its horizon publishes were written before
+ * that release store (acquire here). Blank if no worker has it. */
+static void
+session_name(uint64_t key, char *name)
+{
+	memset(name, ' ', HGW_MOLD_SESSION_LEN);
+	for (uint32_t j = 0; j < ctl.n; j++) {
+		uint64_t h = atomic_load_explicit(&ctl.w[j].shared.horizon,
+						  memory_order_acquire);
+		uint32_t met = (uint32_t)(h >> 56);
+
+		for (uint32_t s = 0; s < met && s < HGW_FEED_MAX_SESSIONS; s++)
+			if (ctl.w[j].feed.sessions[s].key == key) {
+				memcpy(name, ctl.w[j].feed.sessions[s].name,
+				       HGW_MOLD_SESSION_LEN);
+				return;
+			}
+	}
+}
+
+/* Orders the kill switch recalled from the TX lcore's queues (under
+ * ctl.lock): every replica counted them as sent; an UNSENT event each
+ * takes them back out of every replica's position at one feed position. */
+static void
+unsent_post(void)
+{
+	struct hgw_recalled rc;
+	char err[128];
+
+	while (rte_ring_sc_dequeue_elem(ctl.txl->recalled, &rc,
+					sizeof(rc)) == 0) {
+		struct hgw_event e = { .type = HGW_EVENT_UNSENT, .tkey = rc.key,
+				       .value = rc.seq };
+
+		session_name(rc.key, e.symbol);
+		if (post(&e, 0, err, sizeof(err)) == 0)
+			ctl.unsent_posted++;
+		else
+			RTE_LOG(ERR, HGW_CTL, "recalled order (seq %" PRIu64
+				") not taken back: %s\n", rc.seq, err);
+	}
+}
+
 /* Take worker i out of the race (under ctl.lock): the announce word's
  * leave bit, which needs no queue, so it reaches a worker whose queue is
  * full and is never held up behind an event not yet due. The worker
@@ -791,6 +851,8 @@ hgw_ctl_poll(void)
 	 * the lock: compare next time rather than hold up the journal */
 	if (pthread_mutex_trylock(&ctl.lock) != 0)
 		return;
+	if (ctl.txl != NULL)
+		unsent_post();
 	if (ctl.n < 2 || ctl.w[0].ckpt_mask == UINT64_MAX) {
 		for (uint32_t i = 0; i < ctl.n; i++)
 			/* relaxed: a flag, set once */
@@ -980,6 +1042,26 @@ hgw_ctl_report(FILE *out)
 			ctl.left_at[i].seq, ctl.left_at[i].digest,
 			w->left ? w->left_seq : 0);
 	}
+	if (ctl.txl != NULL && (ctl.txl->recalled_n != 0 ||
+				ctl.txl->recalled_lost != 0)) {
+		unsigned int left = rte_ring_count(ctl.txl->recalled);
+
+		fprintf(out, "kill switch: %" PRIu64 " orders recalled from "
+			"the TX lcore's queues before they left; %" PRIu64
+			" taken back out of every replica's position%s\n",
+			ctl.txl->recalled_n, ctl.unsent_posted,
+			left != 0 || ctl.txl->recalled_lost != 0 ?
+			" (SOME NOT: the run stopped first)" : "");
+		if (left != 0 || ctl.txl->recalled_lost != 0)
+			bad = 1;
+	}
+	for (uint32_t i = 0; i < ctl.n; i++)
+		if (ctl.w[i].unsent_missing != 0) {
+			fprintf(out, "worker %u: %" PRIu64 " recalled orders not "
+				"among its last %u decisions\n", i,
+				ctl.w[i].unsent_missing, HGW_PASSED_MAX);
+			bad = 1;
+		}
 	for (uint32_t i = 0; i < ctl.n; i++)
 		if (ctl.w[i].ev_waits != 0)
 			fprintf(out, "worker %u waited for an event's position "
@@ -1006,5 +1088,9 @@ hgw_ctl_fini(void)
 	for (uint32_t i = 0; i < ctl.n; i++) {
 		rte_ring_free(ctl.w[i].ev_ring);
 		ctl.w[i].ev_ring = NULL;
+	}
+	if (ctl.txl != NULL) {
+		rte_ring_free(ctl.txl->recalled);
+		ctl.txl->recalled = NULL;
 	}
 }

@@ -18,11 +18,12 @@
  * /hgw/table/patch, /hgw/events and /hgw/replicas. tables: the replicas
  * (NULL: feed only, no events). Exits with one line on failure. */
 void hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
-		  struct hgw_table_set *tables);
+		  struct hgw_table_set *tables, struct hgw_txlcore *txl);
 
-/* From the control loop (main lcore), every millisecond: compare the
- * replicas' digests at their latest common checkpoint and take any that
- * differs out of the race. */
+/* From the control loop (main lcore), every millisecond: hand the orders
+ * the kill switch recalled (tx-lcore) to the replicas as events; compare
+ * the replicas' digests at their latest common checkpoint and take any
+ * that differs out of the race. */
 void hgw_ctl_poll(void);
 
 /* No more events from now on (before the workers are stopped). */

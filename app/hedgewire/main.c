@@ -1204,7 +1204,7 @@ main(int argc, char **argv)
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
 	hgw_ctl_init(workers, conf.workers, &conf,
-		     trade ? &trading.tables : NULL);
+		     trade ? &trading.tables : NULL, txl ? &txlcore : NULL);
 	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL,
 			   conf.latency_bits);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
@@ -1269,9 +1269,10 @@ main(int argc, char **argv)
 			       workers[i].handoff_retries,
 			       workers[i].out.tx.pool_waits);
 		printf("tx lcore %u: orders sent %" PRIu64 ", late copies "
-		       "dropped %" PRIu64 ", invalid %" PRIu64 "\n",
+		       "dropped %" PRIu64 ", invalid %" PRIu64 ", recalled by "
+		       "the kill switch %" PRIu64 "\n",
 		       txlcore_lcore, txlcore.out.tx.orders, txlcore.races_lost,
-		       txlcore.filter.invalid);
+		       txlcore.filter.invalid, txlcore.recalled_n);
 	}
 	if (trade) {
 		/* Every order that left, whichever worker sent it: with one

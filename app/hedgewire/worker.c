@@ -362,6 +362,16 @@ risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
 	r = hgw_risk_check(w->risk, w->book, d,
 			   hgw_itch_timestamp(w->batch[i]));
 	digest_decision(w, i, d, r);
+	if (r == HGW_RISK_PASS) {
+		struct hgw_passed *pd = &w->passed[w->passed_next++ %
+						  HGW_PASSED_MAX];
+
+		pd->key = w->feed.sessions[w->batch_session[i]].key;
+		pd->seq = w->batch_seq[i];
+		pd->qty = d->side == 'B' ? (int64_t)d->quantity :
+					   -(int64_t)d->quantity;
+		pd->locate = d->locate;
+	}
 	return r == HGW_RISK_PASS;
 }
 
@@ -442,6 +452,25 @@ event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
 	case HGW_EVENT_PATCH:
 		if (w->table_rw != NULL)
 			hgw_table_patch_apply(w->table_rw, e->patch);
+		break;
+	case HGW_EVENT_UNSENT:
+		/* the kill switch recalled this decision's order before it
+		 * left: every replica takes it out of its position alike */
+		for (uint32_t k = 1; k <= HGW_PASSED_MAX &&
+		     k <= w->passed_next; k++) {
+			const struct hgw_passed *pd =
+				&w->passed[(w->passed_next - k) % HGW_PASSED_MAX];
+
+			if (pd->key == e->tkey && pd->seq == e->value) {
+				if (w->risk != NULL)
+					hgw_risk_unsend(w->risk, pd->locate,
+							pd->qty);
+				w->unsent_applied++;
+				break;
+			}
+			if (k == HGW_PASSED_MAX || k == w->passed_next)
+				w->unsent_missing++;
+		}
 		break;
 	default:
 		break;
@@ -1235,6 +1264,41 @@ txlcore_once(struct hgw_txlcore *t)
 	return total;
 }
 
+/* The kill switch went on: what the rings still hold was decided before
+ * its position, but has not left. Take it off: the first copy of each
+ * trigger moves the filter's mark (so no later copy of it goes) and is
+ * handed to the control plane, which tells every replica to take it out
+ * of its position; later copies are dropped as usual. */
+static __rte_noinline void
+txlcore_recall(struct hgw_txlcore *t)
+{
+	struct hgw_handoff h[HGW_WORKER_TXQ];
+
+	for (uint32_t r = 0; r < t->nrings; r++) {
+		unsigned int n;
+
+		while ((n = rte_ring_sc_dequeue_burst_elem(t->rings[r], h,
+							   sizeof(h[0]),
+							   HGW_WORKER_TXQ,
+							   NULL)) != 0)
+			for (unsigned int i = 0; i < n; i++) {
+				struct hgw_recalled rc = { h[i].key, h[i].seq };
+
+				rte_pktmbuf_free(h[i].m);
+				if (!hgw_dedup_filter_first(&t->filter, h[i].key,
+							    h[i].seq,
+							    (uint16_t)r)) {
+					t->races_lost++;
+					continue;
+				}
+				t->recalled_n++;
+				if (rte_ring_sp_enqueue_elem(t->recalled, &rc,
+							     sizeof(rc)) != 0)
+					t->recalled_lost++;
+			}
+	}
+}
+
 int
 hgw_txlcore_main(void *arg)
 {
@@ -1243,6 +1307,16 @@ hgw_txlcore_main(void *arg)
 	/* acquire: pairs with each worker's release once it is done */
 	while (atomic_load_explicit(&t->workers_done, memory_order_acquire) <
 	       t->nrings) {
+		/* relaxed: checked once a loop; the fence orders what
+		 * follows after the control plane's release */
+		uint32_t rc = atomic_load_explicit(&t->recall,
+						   memory_order_relaxed);
+
+		if (unlikely(rc != t->recall_seen) && t->recalled != NULL) {
+			atomic_thread_fence(memory_order_acquire);
+			t->recall_seen = rc;
+			txlcore_recall(t);
+		}
 		txlcore_once(t);
 		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
 			      t->out.tx.orders, t->races_lost);

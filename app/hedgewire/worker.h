@@ -107,6 +107,9 @@ struct hgw_recovery {
 /* shared.horizon: the sequence number bits */
 #define HGW_HORIZON_SEQ_MASK ((UINT64_C(1) << 56) - 1)
 
+/* Decisions a worker remembers for an UNSENT event (a recalled order). */
+#define HGW_PASSED_MAX 4096
+
 /* Events a worker holds off its queue, and records the position of. */
 #define HGW_EV_LOCAL 64
 #define HGW_EV_MAX 4096
@@ -174,6 +177,14 @@ _Static_assert(sizeof(struct hgw_handoff) == 32, "handoff element size");
  * SP/SC ring (FIFO), and the TX lcore sends the first copy of each
  * trigger (hgw_dedup_filter_first) on the one order queue. */
 struct hgw_txlcore {
+	/* Bumped by the control plane when the kill switch goes on
+	 * (release); loaded relaxed once per loop by the TX lcore, which
+	 * then recalls what the rings still hold (acquire fence first). */
+	_Atomic uint32_t recall;
+	uint32_t recall_seen;
+	/* recalled triggers (struct hgw_recalled), TX lcore -> control */
+	struct rte_ring *recalled;
+	uint64_t recalled_n, recalled_lost;
 	uint32_t nrings;
 	struct rte_ring *rings[HGW_MAX_WORKERS];
 	struct hgw_dedup_filter filter;
@@ -186,6 +197,11 @@ struct hgw_txlcore {
 	struct hgw_snap_ctl snap __rte_cache_aligned;
 	struct hgw_snapshot snapshot;
 	struct hgw_sender out;
+};
+
+/* One order the kill switch recalled from a handoff ring. */
+struct hgw_recalled {
+	uint64_t key, seq;
 };
 
 /* TX lcore entry point for tx-lcore mode (arg: struct hgw_txlcore). */
@@ -410,6 +426,15 @@ struct hgw_worker {
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
 	/* Cold unless a gap is being waited on (hold_on first) */
 	struct hgw_hold hold;
+	/* The last HGW_PASSED_MAX decisions that passed risk (an UNSENT
+	 * event takes one of them back out of the position) */
+	uint32_t passed_next;
+	struct hgw_passed {
+		uint64_t key, seq;
+		int64_t qty;            /* signed: buy +, sell - */
+		uint16_t locate;
+	} passed[HGW_PASSED_MAX];
+	uint64_t unsent_applied, unsent_missing;
 	/* Cold: where each of the last HGW_EV_MAX events was taken (before
 	 * message (key, seq)), by event id % HGW_EV_MAX */
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];

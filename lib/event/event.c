@@ -57,6 +57,13 @@ hgw_event_describe(const struct hgw_event *e,
 	}
 	case HGW_EVENT_PATCH:
 		return snprintf(buf, len, "%s %u", t, patch_count);
+	case HGW_EVENT_UNSENT: {
+		char hex[2 * 10 + 1];
+
+		for (int i = 0; i < 10; i++)
+			snprintf(hex + 2 * i, 3, "%02x", (uint8_t)e->symbol[i]);
+		return snprintf(buf, len, "%s %s %" PRIu64, t, hex, e->value);
+	}
 	case HGW_EVENT_LEAVE:
 		return snprintf(buf, len, "%s %s", t,
 			hgw_leave_reason_name((enum hgw_leave_reason)e->arg));

@@ -44,6 +44,9 @@ extern "C" {
 	X(DISABLE, "disable")   /* symbol; arg: 1 disabled, 0 enabled */        \
 	X(LIMIT,   "limit")     /* arg: enum hgw_risk_limit; value */           \
 	X(PATCH,   "patch")     /* patch: a validated table patch */            \
+	X(UNSENT,  "unsent")    /* tkey, value: a trigger whose order the   \
+				 * kill switch recalled before it left;       \
+				 * symbol: that session's 10-byte name */     \
 	X(LEAVE,   "leave")     /* this worker leaves the race (arg: why) */
 
 enum hgw_event_type {
@@ -76,7 +79,10 @@ struct hgw_event {
 	uint32_t type;          /* enum hgw_event_type */
 	uint32_t arg;
 	uint64_t value;         /* LIMIT: the new value */
-	const struct hgw_table_patch *patch;    /* PATCH: read-only, shared */
+	union {
+		const struct hgw_table_patch *patch;    /* PATCH: read-only, shared */
+		uint64_t tkey;                  /* UNSENT: the trigger's session key */
+	};
 	char symbol[16];        /* DISABLE: NUL-terminated, 1..8 chars */
 };
 

@@ -97,6 +97,12 @@ enum hgw_risk_reject hgw_risk_check(struct hgw_risk *r,
 /* Position of an instrument (sent orders counted as filled). */
 int64_t hgw_risk_position(const struct hgw_risk *r, uint16_t locate);
 
+/* An order that passed (and was counted) never left: take its signed
+ * quantity (buy +, sell -) back out of the instrument's position. The
+ * throttle windows keep it (conservative). 0, or -EINVAL for a locate
+ * out of range. Single owner, no atomics. */
+int hgw_risk_unsend(struct hgw_risk *r, uint16_t locate, int64_t signed_qty);
+
 const struct hgw_risk_stats *hgw_risk_stats(const struct hgw_risk *r);
 
 /*

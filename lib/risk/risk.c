@@ -301,6 +301,15 @@ hgw_risk_set_disabled(struct hgw_risk *r, const char *symbol, int disabled)
 	return 0;
 }
 
+int
+hgw_risk_unsend(struct hgw_risk *r, uint16_t locate, int64_t signed_qty)
+{
+	if (locate >= r->conf.instruments)
+		return -EINVAL;
+	r->inst[locate].position -= signed_qty;
+	return 0;
+}
+
 int64_t
 hgw_risk_position(const struct hgw_risk *r, uint16_t locate)
 {
