@@ -54,6 +54,10 @@ test_describe(void)
 	e = (struct hgw_event){ .type = HGW_EVENT_PATCH };
 	hgw_event_describe(&e, lname, 5, b, sizeof(b));
 	HGW_CHECK(strcmp(b, "patch 5") == 0);
+	e = (struct hgw_event){ .type = HGW_EVENT_UNSENT, .value = 2655 };
+	memcpy(e.symbol, "0000000001", 10);
+	hgw_event_describe(&e, lname, 0, b, sizeof(b));
+	HGW_CHECK(strcmp(b, "unsent 30303030303030303031 2655") == 0);
 	e = (struct hgw_event){ .type = HGW_EVENT_LEAVE,
 				.arg = HGW_LEAVE_DIGEST };
 	hgw_event_describe(&e, lname, 0, b, sizeof(b));

@@ -258,6 +258,14 @@ test_risk_rules(void)
 	d = decision(1, 'B', 500100, 100);
 	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_PASS);
 	HGW_CHECK_EQ(hgw_risk_position(r, 1), 100);
+	/* an order recalled before it left comes back out of the position */
+	HGW_CHECK_EQ(hgw_risk_unsend(r, 1, 100), 0);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 0);
+	HGW_CHECK_EQ(hgw_risk_unsend(r, 1, -40), 0);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 40);
+	HGW_CHECK(hgw_risk_unsend(r, 60000, 1) < 0);
+	HGW_CHECK_EQ(hgw_risk_unsend(r, 1, -60), 0);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 100);	/* as before */
 
 	hgw_risk_set_kill(r, 1);
 	HGW_CHECK_EQ(hgw_risk_check(r, book, &d, 1000), HGW_RISK_KILL_SWITCH);
