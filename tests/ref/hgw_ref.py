@@ -19,7 +19,8 @@ BIDORDERS ASKPX ASKSHARES ASKORDERS" format (empty side: 0 0 0); --trace writes 
 feed time, touch, outcome); --stats writes the feed counters (messages, types, drops, gaps)
 in the generator's truth-file vocabulary; --events replays hedgewire's
 events log (kill switch, disabled instruments, [risk] limits, table
-patches, each at a feed position; see tests/ref/README.md).
+patches, orders recalled unsent, each at a feed position; see
+tests/ref/README.md).
 """
 
 import argparse

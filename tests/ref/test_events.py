@@ -8,7 +8,8 @@ hgw-tablegen (found through $HGW_BUILD, else BUILD/app/... under the
 repository, else on PATH); without them, or with --synthetic, writes a
 small feed and table itself.  Every check compares a run with events
 against the run without (baseline), with risk limits loose enough that
-only the events change decisions.  Prints one line per check and
+only the events change decisions (the unsent checks also use a tight
+max_position).  Prints one line per check and
 "N passed, N failed"; exits 1 if any failed.
 """
 
