@@ -19,7 +19,8 @@ BIDORDERS ASKPX ASKSHARES ASKORDERS" format (empty side: 0 0 0); --trace writes 
 feed time, touch, outcome); --stats writes the feed counters (messages, types, drops, gaps)
 in the generator's truth-file vocabulary; --events replays hedgewire's
 events log (kill switch, disabled instruments, [risk] limits, table
-patches, each at a feed position; see tests/ref/README.md).
+patches, orders recalled unsent, each at a feed position; see
+tests/ref/README.md).
 """
 
 import argparse
@@ -216,12 +217,13 @@ U32, U64 = (1 << 32) - 1, (1 << 64) - 1
 
 class Event:
     """One control-plane change at a feed position: sess None = before the
-    first message; kind kill|disable|limit|patch; args as parsed."""
-    __slots__ = ('eid', 'sess', 'seq', 'kind', 'args', 'lineno', 'text')
+    first message; kind kill|disable|limit|patch|unsent; args as parsed;
+    where 'file:line' for messages about it."""
+    __slots__ = ('eid', 'sess', 'seq', 'kind', 'args', 'lineno', 'text', 'where')
 
-    def __init__(self, eid, sess, seq, kind, args, lineno, text):
+    def __init__(self, eid, sess, seq, kind, args, lineno, text, where=''):
         self.eid, self.sess, self.seq, self.kind = eid, sess, seq, kind
-        self.args, self.lineno, self.text = args, lineno, text
+        self.args, self.lineno, self.text, self.where = args, lineno, text, where
 
 
 def parse_patch_line(tok, table, where):
@@ -336,9 +338,16 @@ def read_events(path, table, caps):
                 pt = lines[i].split()
                 i += 1
                 val.append(parse_patch_line(pt if pt else [''], table, '%s:%d' % (path, i)))
+        elif kind == 'unsent':
+            # an order every replica decided that the kill switch recalled
+            # before it was sent: identified by its trigger
+            if len(args) != 2 or not _SESS.match(args[0]) or not _DEC.match(args[1]) \
+                    or int(args[1]) > U64:
+                die('%s: want: unsent TSESSION(20 lowercase hex digits) TSEQ' % where)
+            val = (bytes.fromhex(args[0]), int(args[1]))
         else:
             die("%s: unknown event type '%s'" % (where, kind))
-        events.append(Event(int(eid), sb, int(seq), kind, val, lineno, raw))
+        events.append(Event(int(eid), sb, int(seq), kind, val, lineno, raw, where))
     return events
 
 
@@ -469,6 +478,7 @@ class Engine:
                                struct.pack('>HHHH', sport, dport, 58, 0))
         self.cnt = dict.fromkeys(SUMMARY_KEYS, 0)
         self.frames = []          # (ts, bytes)
+        self.order_at = {}        # (raw session, seq) of a trigger -> [frame index, locate, signed qty]
         self.position = {}        # locate -> net shares
         self.thr_inst = {}        # locate -> accepted feed times, in order
         self.thr_total = []
@@ -712,6 +722,8 @@ def run(feed_path, conf, table, trace=None, events=None):
         thr_total.append(ts)
         cnt['orders'] += 1
         sname = sess_names[sidx]
+        if unsent_q:
+            order_at[(sname, seqno)] = [len(frames), loc, qty if action == 66 else -qty]
         clordid = sname[6:10] + b'%010d' % (seqno % 10000000000)
         frames.append((ts, build(b'B' if action == 66 else b'S', qty,
                                  name if name is not None else b'        ',
@@ -720,6 +732,21 @@ def run(feed_path, conf, table, trace=None, events=None):
 
     evq = events or []
     n_ev = len(evq)
+    # orders recalled before they were sent: (session, seq) of their triggers
+    unsent_q = [ev for ev in evq if ev.kind == 'unsent']
+    order_at = eng.order_at
+    recalled = {}                     # trigger -> frame index of its order
+
+    def recall(ev):
+        """The order of ev's trigger never left: its effect on the position
+        is taken back (the throttle windows keep its time)."""
+        o = order_at.pop(ev.args, None)
+        if o is None:
+            die('%s: unsent: %s order with trigger %s %d: %s' % (
+                ev.where, 'an already unsent' if ev.args in recalled else
+                'no (earlier) decided', ev.args[0].hex(), ev.args[1], ev.text))
+        position[o[1]] -= o[2]
+        recalled[ev.args] = o[0]
 
     def apply_events(k, sidx, seqno):
         """Applies, in file order, the events from evq[k] on that take
@@ -756,6 +783,8 @@ def run(feed_path, conf, table, trace=None, events=None):
                     max_oi = v
                 else:
                     max_ot = v
+            elif ev.kind == 'unsent':
+                recall(ev)
             elif tbl is not None:           # patch
                 for key, ent in a:
                     tdata[64 + key * 64:128 + key * 64] = ent
@@ -1018,6 +1047,15 @@ def run(feed_path, conf, table, trace=None, events=None):
                 if loc < NINST:
                     last_trade[loc] = price
 
+    # unsent orders never reached by their event (e.g. recalled after the
+    # last message) never left either; one never decided is an error
+    for ev in evq[ev_k:]:
+        if ev.kind == 'unsent':
+            recall(ev)
+    if recalled:
+        drop = set(recalled.values())
+        frames[:] = [f for i, f in enumerate(frames) if i not in drop]
+        cnt['orders'] -= len(drop)
     stats = dict(fst)
     stats['drops'] = drops
     stats['types'] = {chr(k): v for k, v in sorted(types.items())}

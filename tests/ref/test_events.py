@@ -8,7 +8,8 @@ hgw-tablegen (found through $HGW_BUILD, else BUILD/app/... under the
 repository, else on PATH); without them, or with --synthetic, writes a
 small feed and table itself.  Every check compares a run with events
 against the run without (baseline), with risk limits loose enough that
-only the events change decisions.  Prints one line per check and
+only the events change decisions (the unsent checks also use a tight
+max_position).  Prints one line per check and
 "N passed, N failed"; exits 1 if any failed.
 """
 
@@ -428,6 +429,8 @@ def tests(d):
     else:
         check('two-session run', False, two.err.strip())
 
+    unsent_checks(d, tbl, base, S, trs)
+
     # (f) malformed lines exit 2 naming file:line
     ok_l = '1 - 0 kill 0\n'
     bad = [
@@ -464,6 +467,144 @@ def tests(d):
     r = ref(d, '1 - 0 patch 1\n+ 0 0 0 B 0 0 Y 100 100 1 # a comment\n'
             '2 - 0 limit max_orders_total 4096\n3 - 0 disable ABCDEFGH 0\n', tag='fok')
     check('(f) well-formed lines are accepted', r.rc == 0 and r.applied == 3, r.err.strip())
+
+
+
+def unsent_checks(d, tbl, base, S, trs):
+    """unsent TSESSION TSEQ: the order of that trigger never left."""
+    n = len(base.urns)
+    others = [k for k in hgw_ref.SUMMARY_KEYS if k != 'orders']
+
+    # (u1) two orders (a buy and a sell if there are both) recalled: exactly
+    # they leave the output and orders; every decision stays
+    mid = base.urns[n // 2:]
+    sides = {}
+    for fr, u in zip(base.frames, base.urns):
+        if u in mid:
+            sides.setdefault(fr[50:51], u)
+    pick = sorted(sides.values())[:2] if len(sides) == 2 else mid[:2]
+    text = ''.join('%d %s %d unsent %s %d\n' % (k + 1, S, u + 1, S, u)
+                   for k, u in enumerate(pick))
+    r = ref(d, text, tag='u1')
+    exp = [f for f, u in zip(base.frames, base.urns) if u not in pick]
+    check('(u1) unsent %s: exactly those orders leave the output and orders' %
+          ' '.join(map(str, pick)),
+          r.rc == 0 and r.frames == exp and r.summary['orders'] == n - 2 and
+          all(r.summary[k] == base.summary[k] for k in others) and r.applied == 2 and
+          r.trace == base.trace,
+          'rc %d orders %s -> %s %s' % (r.rc, n, r.summary.get('orders') if r.rc == 0 else '-',
+                                        r.err.strip()))
+
+    # (u2) with a max_position limit: a recalled order gives its room back.
+    # Find a trigger R rejected by the position limit, and the last order O
+    # on the same locate before it, on R's side, that used the room R needed
+    def positions_by_loc(run):
+        loc_of = {t[1]: t[2] for t in (trig(x) for x in run.trace)}
+        out = {}
+        for fr, u in zip(run.frames, run.urns):
+            _t, _u, side, qty = struct.unpack_from('>cIcI', fr, 45)
+            out.setdefault(loc_of[u], []).append((u, qty if side == b'B' else -qty))
+        return out
+
+    worst = max(abs(x) for _u, _s, x in positions_after(base.frames))
+    found = None
+    for div in (2, 3, 4, 6, 8, 12, 16):
+        M = worst // div
+        if M <= 0:
+            break
+        with open(d + '/pos.ini', 'w') as f:
+            f.write(LOOSE.replace('max_position = 1000000000', 'max_position = %d' % M))
+        p = ref(d, None, conf='pos.ini', tag='u2base')
+        if p.rc != 0:
+            break
+        byloc = positions_by_loc(p)
+        for t in (trig(x) for x in p.trace):
+            if t[8] != 'reject_position_limit':
+                continue
+            loc, R = t[2], t[1]
+            e = hgw_ref.ENTRY.unpack_from(tbl.data, 64 + 64 * (
+                (loc * tbl.spreads + table_key(tbl, t)[1]) * tbl.imbalances + table_key(tbl, t)[2]))
+            sr = e[6] if e[1] == ord('B') else -e[6]
+            before = [(u, q) for u, q in byloc.get(loc, []) if u < R]
+            pos = sum(q for _u, q in before)
+            same = [(u, q) for u, q in before if (q > 0) == (sr > 0)]
+            if same and abs(pos - same[-1][1] + sr) <= M:
+                found = (M, p, R, same[-1][0], sr, loc)
+                break
+        if found:
+            break
+    if not found:
+        check('(u2) a position reject that an unsent order would have allowed', False,
+              'none found')
+        return
+    M, p, R, O, sr, loc = found
+    r = ref(d, '1 %s %d unsent %s %d\n' % (S, R, S, O), conf='pos.ini', tag='u2')
+    rt = {t[1]: t[8] for t in (trig(x) for x in r.trace)} if r.rc == 0 else {}
+    pt = {t[1]: t[8] for t in (trig(x) for x in p.trace)}
+    early = [(f, u) for f, u in zip(r.frames, r.urns) if u < R] if r.rc == 0 else None
+    check('(u2) max_position %d: unsent %d (%s) at %d lets the %s at %d (loc %d) through' % (
+              M, O, 'buy' if sr > 0 else 'sell', R, 'buy' if sr > 0 else 'sell', R, loc),
+          r.rc == 0 and O not in r.urns and R in r.urns and rt.get(R) == 'orders' and
+          early == [(f, u) for f, u in zip(p.frames, p.urns) if u < R and u != O] and
+          all(rt[q] == pt[q] for q in pt if q < R) and
+          r.summary['reject_position_limit'] < p.summary['reject_position_limit'],
+          'rc %d, %d at %d: %s (was %s); position rejects %s -> %s %s' % (
+              r.rc, R, R, rt.get(R), pt.get(R), p.summary['reject_position_limit'],
+              r.summary.get('reject_position_limit') if r.rc == 0 else '-', r.err.strip()))
+    if r.rc == 0:
+        # from R on, the output's positions are the reference's: within M
+        pa = [(u, s_, x) for u, s_, x in positions_after(r.frames) if u >= R and abs(x) > M]
+        check('(u2) positions of the output within max_position %d from %d on' % (M, R),
+              not pa, '%d over: %s' % (len(pa), pa[:3]))
+        # the same event right after its trigger (at O + 1): the output's
+        # positions are the reference's from there on
+        r2 = ref(d, '1 %s %d unsent %s %d\n' % (S, O + 1, S, O), conf='pos.ini', tag='u2b')
+        pa = [(u, s_, x) for u, s_, x in positions_after(r2.frames) if u > O and abs(x) > M] \
+            if r2.rc == 0 else None
+        check('(u2) the same unsent right after its trigger: %d left out, positions within '
+              '%d from there on' % (O, M),
+              r2.rc == 0 and O not in r2.urns and r2.applied == 1 and pa == [] and
+              r2.summary['orders'] >= p.summary['orders'] - 1,
+              '%s over %s' % (len(pa) if pa is not None else '-', r2.err.strip()))
+
+    # (u3) an event never reached (past the end of the session) still
+    # removes the order; it corrects nothing that follows
+    u = base.urns[-1]
+    r = ref(d, '1 %s 99999999999 unsent %s %d\n' % (S, S, u), tag='u3')
+    check('(u3) unsent past the end: not applied, order %d removed' % u,
+          r.rc == 0 and r.applied == 0 and r.frames == base.frames[:-1] and
+          r.summary['orders'] == n - 1, r.err.strip())
+
+    # (u4) malformed or unknown: exit 2 naming file:line
+    O = base.urns[n // 2]
+    no_order = [t[1] for t in trs if t[8] != 'orders' and t[1] > O][0]
+    ok_l = '1 - 0 kill 0\n'
+    bad = [
+        ('unsent without trigger', ok_l + '2 %s %d unsent\n' % (S, O + 1), 2),
+        ('unsent without TSEQ', '1 %s %d unsent %s\n' % (S, O + 1, S), 1),
+        ('unsent extra field', '1 %s %d unsent %s %d 1\n' % (S, O + 1, S, O), 1),
+        ('unsent uppercase TSESSION', '1 %s %d unsent %s %d\n' % (
+            S, O + 1, b'NOSUCHSESS'.hex().upper(), O), 1),
+        ('unsent short TSESSION', '1 %s %d unsent %s %d\n' % (S, O + 1, S[2:], O), 1),
+        ('unsent TSEQ not decimal', '1 %s %d unsent %s 0x%x\n' % (S, O + 1, S, O), 1),
+        ('unsent TSEQ negative', '1 %s %d unsent %s -%d\n' % (S, O + 1, S, O), 1),
+        ('unsent trigger without an order', ok_l + '2 %s %d unsent %s %d\n' % (
+            S, no_order + 1, S, no_order), 2),
+        ('unsent of a session never met', ok_l + '2 %s %d unsent %s %d\n' % (
+            S, O + 1, b'NOSUCHSESS'.hex(), O), 2),
+        ('unsent at its own trigger', ok_l + '2 %s %d unsent %s %d\n' % (S, O, S, O), 2),
+        ('unsent before its trigger', ok_l + '2 %s %d unsent %s %d\n' % (S, O - 1, S, O), 2),
+        ('unsent twice', '1 %s %d unsent %s %d\n2 %s %d unsent %s %d\n' % (
+            S, O + 1, S, O, S, O + 2, S, O), 2),
+        ('unsent never reached, no order', ok_l + '2 %s 99999999999 unsent %s %d\n' % (
+            S, S, no_order), 2),
+    ]
+    for what, text, line in bad:
+        r = ref(d, text, tag='f')
+        want = 'f.ev:%d' % line
+        lines = r.err.strip().splitlines()
+        check('(u4) %s: exit 2 at %s' % (what, want),
+              r.rc == 2 and len(lines) == 1 and want in lines[0], r.err.strip())
 
 
 if __name__ == '__main__':
