@@ -191,8 +191,12 @@ parse_u64(const char *s, uint64_t *v)
 
 	if (*s == '\0' || *s == '-' || *s == '+')
 		return -1;
+	/* decimal only: "010" is ten and "0x10" an error, never a silent
+	 * octal or hex reading of a risk limit */
+	if (*s < '0' || *s > '9')
+		return -1;
 	errno = 0;
-	unsigned long long x = strtoull(s, &end, 0);
+	unsigned long long x = strtoull(s, &end, 10);
 	if (errno != 0 || *end != '\0')
 		return -1;
 	*v = x;

@@ -1162,6 +1162,11 @@ main(int argc, char **argv)
 	enum stop_reason why;
 	int rc, trade, status = 0;
 
+	/* first: a stop signal during start-up (EAL, table loading) must
+	 * still end in a clean stop and a summary, not kill the process
+	 * half way (the control loop sees it at once) */
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));
@@ -1193,9 +1198,16 @@ main(int argc, char **argv)
 		die("bad value for [run] digest_every: %u (a power of two, or 0)",
 		    conf.digest_every);
 
-	signal(SIGINT, on_signal);
-	signal(SIGTERM, on_signal);
 
+	/* every port named must exist before anything asks about it */
+	if (!rte_eth_dev_is_valid_port(conf.rx_port))
+		die("[rx] port = %u: no such DPDK port (%u available; pass a "
+		    "device or --vdev in the EAL args, and check that it "
+		    "started: a net_pcap rx_pcap that cannot be read has no "
+		    "port)", conf.rx_port, rte_eth_dev_count_avail());
+	if (trade && !rte_eth_dev_is_valid_port(conf.tx_port))
+		die("[order] port = %u: no such DPDK port (%u available)",
+		    conf.tx_port, rte_eth_dev_count_avail());
 	if (trade)
 		trading_init(&trading, &conf);
 	recovery_lines_init(&conf, trade);

@@ -63,6 +63,18 @@ config)
 	expect_start_error "inject-stop: no worker 3" --inject-stop 3,10
 	expect_start_error "with \\[rx\\] mode = fanout needs 2 lcores" \
 		--set rx.mode=fanout
+	# numbers are decimal: a hex or signed limit is refused, not read
+	expect_start_error "\\[risk\\] max_quantity: '0x10'" --set risk.max_quantity=0x10
+	# a port that does not exist is refused before anything asks about it
+	expect_start_error "\\[rx\\] port = 5: no such DPDK port" --set rx.port=5
+	expect_start_error "\\[order\\] port = 5: no such DPDK port" \
+		--set table.file=/nonexistent --set order.port=5
+	if run_hw -l0-1 "net_pcap0,rx_pcap=$T/none.pcap" --set run.idle_timeout_ms=100; then
+		fail "a capture that does not exist was accepted"
+	fi
+	grep -q "Segmentation\|core dumped" "$T/err" && fail "crashed on a missing capture"
+	expect_eq "missing capture: error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
+	echo "  rejected a missing capture: $(grep '^hedgewire: ' "$T/err")"
 	# and the bundled profiles are valid
 	for f in "$SRCDIR"/conf/*.ini; do
 		run_hw -l0-1 "net_null0" -c "$f" --print-config ||
