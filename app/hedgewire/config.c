@@ -2,12 +2,15 @@
  * hedgewire: configuration keys, defaults and validation.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <arpa/inet.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <rte_cfgfile.h>
 #include <rte_common.h>
@@ -345,12 +348,113 @@ hgw_config_defaults(struct hgw_config *c)
 			abort();	/* a default that does not parse is a bug */
 }
 
+#define CONF_MAX_LINE 1024		/* longer: refused, with its line */
+#define CONF_MAX_KEYS 512
+
+/* What rte_cfgfile lets through or turns into a generic error, checked
+ * first with file:line: not a regular file (a directory would load as
+ * empty, /dev/zero never ends, a FIFO blocks), an overlong line, a line
+ * that is neither a section, a comment nor KEY = VALUE, a key given
+ * twice in one section. 0, or -1 with err set. */
+static int
+conf_prescan(const char *path, char *err, size_t errlen)
+{
+	static char seen[CONF_MAX_KEYS][2 * CFG_NAME_LEN + 2];
+	static unsigned long key_line[CONF_MAX_KEYS];
+	char line[CONF_MAX_LINE + 2], sec[CFG_NAME_LEN] = "";
+	unsigned long lineno = 0;
+	unsigned int nkeys = 0;
+	struct stat st;
+	int fd, rc = 0;
+	FILE *f;
+
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0) {
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "%s: not a regular file (a configuration "
+			 "is an INI file)", path);
+		close(fd);
+		return -1;
+	}
+	f = fdopen(fd, "r");
+	if (f == NULL) {
+		close(fd);
+		snprintf(err, errlen, "%s: cannot read: %s", path, strerror(errno));
+		return -1;
+	}
+	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+		size_t n = strlen(line);
+		char *p = line, *eq, *end;
+
+		lineno++;
+		if (n > CONF_MAX_LINE && line[n - 1] != '\n') {
+			snprintf(err, errlen, "%s:%lu: line longer than %d bytes",
+				 path, lineno, CONF_MAX_LINE);
+			rc = -1;
+			break;
+		}
+		while (*p == ' ' || *p == '\t')
+			p++;
+		end = p + strcspn(p, "\r\n");
+		*end = '\0';
+		if (*p == '\0' || *p == ';' || *p == '#')
+			continue;
+		if (*p == '[') {
+			char *close_br = strchr(p, ']');
+
+			if (close_br != NULL && (size_t)(close_br - p - 1) < sizeof(sec)) {
+				memcpy(sec, p + 1, (size_t)(close_br - p - 1));
+				sec[close_br - p - 1] = '\0';
+			}
+			continue;
+		}
+		eq = strchr(p, '=');
+		if (eq == NULL) {
+			snprintf(err, errlen, "%s:%lu: '%.40s' is not KEY = VALUE",
+				 path, lineno, p);
+			rc = -1;
+			break;
+		}
+		while (eq > p && (eq[-1] == ' ' || eq[-1] == '\t'))
+			eq--;
+		char key[2 * CFG_NAME_LEN + 2];
+
+		snprintf(key, sizeof(key), "%s.%.*s", sec, (int)(eq - p), p);
+		for (unsigned int i = 0; i < nkeys; i++)
+			if (strcmp(seen[i], key) == 0) {
+				snprintf(err, errlen, "%s:%lu: [%s] %.*s given "
+					 "twice (first at line %lu)", path,
+					 lineno, sec, (int)(eq - p), p,
+					 key_line[i]);
+				rc = -1;
+				break;
+			}
+		if (rc == 0 && nkeys < CONF_MAX_KEYS) {
+			snprintf(seen[nkeys], sizeof(seen[nkeys]), "%s", key);
+			key_line[nkeys++] = lineno;
+		}
+	}
+	if (rc == 0 && ferror(f)) {
+		snprintf(err, errlen, "%s: read error", path);
+		rc = -1;
+	}
+	fclose(f);
+	return rc;
+}
+
 int
 hgw_config_load(struct hgw_config *c, const char *path, char *err,
 		size_t errlen)
 {
-	struct rte_cfgfile *cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
+	struct rte_cfgfile *cf;
 	int rc = 0;
+
+	if (conf_prescan(path, err, errlen) != 0)
+		return -1;
+	cf = rte_cfgfile_load(path, CFG_FLAG_EMPTY_VALUES);
 
 	if (cf == NULL) {
 		snprintf(err, errlen, "%s: cannot read or parse the file", path);

@@ -1151,6 +1151,32 @@ dump_book(const struct hgw_worker *w, uint32_t instruments, const char *path)
 	return fclose(out) == 0 ? 0 : -errno;
 }
 
+/* App options given without the "--" that ends the EAL's: say so, rather
+ * than let the EAL take "-c conf.ini" for a bad core mask. */
+static void
+check_separator(int argc, char **argv)
+{
+	static const char *const app_opts[] = {
+		"--config", "--set", "--dump-book", "--latency", "--print-config",
+		"--inject-stall", "--inject-stop", "--inject-corrupt",
+	};
+
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0)
+			return;
+	for (int i = 1; i < argc; i++) {
+		int app = strcmp(argv[i], "-c") == 0 && i + 1 < argc &&
+			  strchr(argv[i + 1], '.') != NULL;
+
+		for (size_t k = 0; k < RTE_DIM(app_opts) && !app; k++)
+			app = strncmp(argv[i], app_opts[k],
+				      strlen(app_opts[k])) == 0;
+		if (app)
+			die("'%s' is an application option: it goes after '--' "
+			    "(hedgewire [EAL args] -- -c FILE [options])", argv[i]);
+	}
+}
+
 int
 main(int argc, char **argv)
 {
@@ -1167,6 +1193,7 @@ main(int argc, char **argv)
 	 * half way (the control loop sees it at once) */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	check_separator(argc, argv);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));

@@ -65,6 +65,26 @@ config)
 		--set rx.mode=fanout
 	# numbers are decimal: a hex or signed limit is refused, not read
 	expect_start_error "\\[risk\\] max_quantity: '0x10'" --set risk.max_quantity=0x10
+	# the configuration file is checked line by line, with file:line
+	mkdir "$T/dir.ini"
+	printf '[feed]\nport = 1\nport = 2\n' >"$T/dup.ini"
+	printf '[feed]\nport 1\n' >"$T/noeq.ini"
+	python3 -c 'print("[feed]"); print("port = " + "1" * 2000)' >"$T/long.ini"
+	expect_start_error "dir.ini: not a regular file" -c "$T/dir.ini"
+	expect_start_error "/dev/zero: not a regular file" -c /dev/zero
+	expect_start_error "dup.ini:3: \\[feed\\] port given twice \\(first at line 2\\)" -c "$T/dup.ini"
+	expect_start_error "noeq.ini:2: 'port 1' is not KEY = VALUE" -c "$T/noeq.ini"
+	expect_start_error "long.ini:2: line longer than" -c "$T/long.ini"
+	# app options without the "--" that ends the EAL's: said so
+	# shellcheck disable=SC2086
+	if "$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error --vdev net_null0 -c "$SRCDIR/conf/demo.ini" \
+		>"$T/out" 2>"$T/err"; then
+		fail "app options without -- accepted"
+	fi
+	expect_eq "no --: error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
+	grep -q "it goes after '--'" "$T/err" || fail "no --: $(cat "$T/err")"
+	echo "  rejected app options without --: $(grep '^hedgewire: ' "$T/err")"
 	# a port that does not exist is refused before anything asks about it
 	expect_start_error "\\[rx\\] port = 5: no such DPDK port" --set rx.port=5
 	expect_start_error "\\[order\\] port = 5: no such DPDK port" \
