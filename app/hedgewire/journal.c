@@ -24,7 +24,28 @@ struct hgw_journal {
 	uint64_t hz;
 	uint64_t written;
 	uint64_t failed;
+	uint64_t pending;       /* dumped since the last flush that worked */
 };
+
+/* Push what was dumped to the file. A write error (a full disk,
+ * /dev/full) makes every record since the last good flush a failure:
+ * counted, never reported as written. */
+static void
+journal_flush(struct hgw_journal *j)
+{
+	if (j->pending == 0)
+		return;
+	FILE *f = pcap_dump_file(j->out);
+
+	/* a record too big for the buffer was written directly, and its
+	 * error is only in the stream's error flag: look at both */
+	if (pcap_dump_flush(j->out) != 0 || ferror(f)) {
+		j->written -= j->pending;
+		j->failed += j->pending;
+		clearerr(f);	/* a later write may work (space freed) */
+	}
+	j->pending = 0;
+}
 
 struct hgw_journal *
 hgw_journal_open(const char *path, char *err, size_t errlen)
@@ -101,9 +122,13 @@ hgw_journal_drain(struct hgw_journal *j, struct rte_ring *const *rings,
 				h.caplen = h.len = recs[i].len;
 				pcap_dump((u_char *)j->out, &h, recs[i].frame);
 				j->written++;
+				j->pending++;
 			}
 		}
 	}
+	/* the control plane drains every millisecond: one write a drain
+	 * keeps a killed process's loss to what it had not drained yet */
+	journal_flush(j);
 	return j->written - before;
 }
 
@@ -124,7 +149,8 @@ hgw_journal_close(struct hgw_journal *j)
 {
 	if (j == NULL)
 		return;
-	pcap_dump_close(j->out);	/* flushes and closes the file */
+	journal_flush(j);
+	pcap_dump_close(j->out);	/* closes the file */
 	pcap_close(j->dead);
 	free(j);
 }

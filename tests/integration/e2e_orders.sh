@@ -164,6 +164,16 @@ orders)
 	[ "$(value orders)" -gt 100 ] || fail "too few orders to mean much: $(value orders)"
 	"$SRCDIR/tests/integration/tshark_orders.sh" "$T/out.pcap" "$(value orders)" ||
 		fail "tshark refused the order frames"
+	# a journal that cannot be written: every record counted as failed,
+	# none as written, and the exit status says so (8 + 4)
+	rc=0
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" \
+		-c "$T/conf.ini" --set run.idle_timeout_ms=0 \
+		--set order.journal=/dev/full || rc=$?
+	expect_eq "journal on /dev/full: exit status" "$rc" 12
+	grep -q "^journal /dev/full: 0 orders written, $(value orders) failed" "$T/out" ||
+		fail "journal on /dev/full: $(grep '^journal' "$T/out")"
+	echo "  $(grep '^journal' "$T/out"); exit status $rc"
 	$CMP --decode "$T/out.pcap" >"$T/decoded" || fail "decoder refused an order"
 	# UserRefNum strictly increasing
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^UserRefNum=/) {
