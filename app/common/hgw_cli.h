@@ -15,6 +15,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#ifndef HGW_VERSION
+#define HGW_VERSION "unknown"
+#endif
+
+/* "--version" anywhere before a "--" (so before the EAL sees it, in the
+ * DPDK tools): print "PROG VERSION" and exit 0. */
+static inline void
+hgw_cli_version(const char *prog, int argc, char **argv)
+{
+	for (int i = 1; i < argc && argv[i][0] != '\0'; i++) {
+		if (argv[i][0] == '-' && argv[i][1] == '-' && argv[i][2] == '\0')
+			return;
+		if (__builtin_strcmp(argv[i], "--version") == 0) {
+			printf("%s %s\n", prog, HGW_VERSION);
+			exit(0);
+		}
+	}
+}
+
 static inline void __attribute__((noreturn))
 hgw_cli_bad(const char *prog, const char *opt, const char *val)
 {

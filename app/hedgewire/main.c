@@ -1188,6 +1188,8 @@ main(int argc, char **argv)
 	enum stop_reason why;
 	int rc, trade, status = 0;
 
+	hgw_cli_version("hedgewire", argc, argv);
+
 	/* first: a stop signal during start-up (EAL, table loading) must
 	 * still end in a clean stop and a summary, not kill the process
 	 * half way (the control loop sees it at once) */
@@ -1204,6 +1206,7 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return 0;
 	}
+	printf("hedgewire %s\n", HGW_VERSION);
 	trade = conf.table_file[0] != '\0';
 	int txl = trade && conf.dedup == HGW_DEDUP_MODE_TXLCORE;
 	unsigned int need = conf.workers + (conf.rx_mode == HGW_RX_FANOUT) +

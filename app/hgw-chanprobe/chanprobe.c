@@ -63,6 +63,7 @@
 #include <x86intrin.h>
 #endif
 
+#include "hgw_cli.h"
 #include "hgw_chanmap.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -486,6 +487,8 @@ main(int argc, char **argv)
 	unsigned lo = 6, hi = 29;
 	unsigned long long iters = 1000000, seed = (unsigned long long)time(NULL);
 	int c, trust_guest = 0;
+
+	hgw_cli_version("hgw-chanprobe", argc, argv);
 
 	while ((c = getopt_long(argc, argv, "o:qh", lopts, NULL)) != -1) {
 		char *end;

@@ -1117,6 +1117,8 @@ main(int argc, char **argv)
 {
 	struct cv_opts o;
 
+	hgw_cli_version("hgw-convert", argc, argv);
+
 	cv_parse_args(&o, argc, argv);
 	switch (o.cmd) {
 	case CMD_ITCH2PCAP:

@@ -273,7 +273,10 @@ main(int argc, char **argv)
 	struct rte_eth_dev_info info;
 	struct rte_mempool *mp;
 	struct opts o;
-	int rc = rte_eal_init(argc, argv);
+	int rc;
+
+	hgw_cli_version("hgw-dedup", argc, argv);
+	rc = rte_eal_init(argc, argv);
 
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));

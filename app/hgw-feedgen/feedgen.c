@@ -1402,6 +1402,8 @@ main(int argc, char **argv)
 	uint64_t x, i;
 	FILE *truth = NULL;
 
+	hgw_cli_version("hgw-feedgen", argc, argv);
+
 	fg_parse(&g.o, argc, argv);
 
 	x = g.o.seed;

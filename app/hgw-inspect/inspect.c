@@ -672,6 +672,8 @@ main(int argc, char **argv)
 	struct sigaction sa;
 	int eal = 0, rc;
 
+	hgw_cli_version("hgw-inspect", argc, argv);
+
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0)
 			eal = 1;

@@ -1615,7 +1615,10 @@ main(int argc, char **argv)
 	uint32_t nports;
 	uint64_t t_start;
 	long ncpu;
-	int rc = rte_eal_init(argc, argv);
+	int rc;
+
+	hgw_cli_version("hgw-meter", argc, argv);
+	rc = rte_eal_init(argc, argv);
 
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));

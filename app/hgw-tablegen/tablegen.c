@@ -468,6 +468,8 @@ main(int argc, char **argv)
 {
 	struct tg_opts o;
 
+	hgw_cli_version("hgw-tablegen", argc, argv);
+
 	tg_parse(&o, argc, argv);
 	if (o.patch != NULL)
 		tg_patch(&o);
