@@ -2,7 +2,8 @@
  * hgw-chanprobe: find which physical address bit flips move a cache line to
  * another DRAM channel, by timing alone (no performance counters).
  *
- * Method (background.md section 1, "channel discovery by statistics"):
+ * Method (channel discovery by statistics, as in the published Tailslayer
+ * work):
  * for each address bit b, take a line A and its partner B whose physical
  * address differs only in bit b. For many iterations: clflush both, mfence,
  * then time a load of each (rdtsc fenced with lfence so each load is timed

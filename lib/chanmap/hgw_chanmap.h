@@ -5,7 +5,7 @@
  * controllers use an XOR hash of address bits: channel index bit i is the
  * parity of (paddr & mask[i]). Because XOR is linear over GF(2), flipping an
  * address bit j toggles exactly the channel bits i with mask[i] bit j set,
- * whatever the other address bits are (background.md section 1).
+ * whatever the other address bits are (the published Tailslayer work).
  *
  * A map with nbits == 0 is the offset-only fallback of the reference
  * Tailslayer code: copies k*offset apart, channels unknown, so placement
@@ -148,7 +148,7 @@ int hgw_chanmap_verify(const struct hgw_chanmap *map, uint32_t nreplicas,
 /* Flag for hgw_chanmap_verify: the PAs are guest-physical (running under a
  * hypervisor). The check still runs (violations counted, useful as a
  * consistency check) but the result is UNVERIFIED: guest-physical bits say
- * nothing about host channels (platform.md). */
+ * nothing about host channels, as measured on VMs). */
 #define HGW_CHANMAP_F_GUEST_PA 0x1u
 
 /* 1 if a hypervisor is detected (x86 CPUID leaf 1 ECX bit 31, else

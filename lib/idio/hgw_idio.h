@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: cache-aware RX buffers (background.md §2 IDIO, §5 poisoning).
+ * hedgewire: cache-aware RX buffers (the IDIO ideas: self-invalidation and
+ * burst-driven prefetch; plus poisoning of freed buffers).
  *
  * Three independent switches, each measured (tests/bench/idio_bench.sh):
  *  - self-invalidation: when the last holder of a packet buffer is done,

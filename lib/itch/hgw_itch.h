@@ -4,7 +4,7 @@
  * Every message is a packed struct laid over the received bytes; integer
  * fields are big-endian on the wire and read with the hgw_be*() helpers,
  * which compile to a load and a bswap. Nothing here allocates or copies.
- * Layouts follow protocols.md (Nasdaq TotalView-ITCH 5.0, 2015).
+ * Layouts follow the Nasdaq TotalView-ITCH 5.0 specification (2015).
  */
 #ifndef HGW_ITCH_H
 #define HGW_ITCH_H

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: OUCH 5.0 Enter Order in SoupBinTCP Unsequenced Data over
- * Ethernet/IPv4/UDP (README.md "Order bytes", protocols.md).
+ * Ethernet/IPv4/UDP (README.md "Order bytes"; OUCH 5.0 and SoupBinTCP).
  *
  * Frame layout (92 bytes; offsets from the start of the frame):
  *
@@ -47,7 +47,7 @@
 #define IP_HDR_LEN      20
 #define UDP_HDR_LEN     8
 
-/* Offsets inside the 47-byte Enter Order (protocols.md). */
+/* Offsets inside the 47-byte Enter Order (OUCH 5.0). */
 #define OUCH_TYPE       0
 #define OUCH_USER_REF   1
 #define OUCH_SIDE       5

@@ -6,7 +6,7 @@
  *   lookup_bench [EAL args] -- [--table-mb MB] [--samples N] [--gap-ns NS]
  *                [--block N] [--seed S] [--csv PREFIX] [--no-flush]
  *
- * The idea is Tailslayer's (background.md section 1): N copies of a table
+ * The idea is the published Tailslayer benchmark's: N copies of a table
  * far larger than the last-level cache, N cores reading the same entry of
  * their own copy at the same moment, first answer wins. Unlike the
  * reference benchmark, no sample is ever dropped: a sample whose readers

@@ -2,7 +2,8 @@
 """hgw_ref: independent reference evaluator for hedgewire's trading path.
 
 Written from README.md ("The feed path", "Trading rules") and
-docs/protocols.md only; it shares no code with hedgewire.  Python 3.11
+the published MoldUDP64, ITCH 5.0 and OUCH 5.0 specifications only; it
+shares no code with hedgewire.  Python 3.11
 standard library only.
 
 usage: hgw_ref.py --feed FEED.pcap --table TABLE.bin --conf CONF.ini

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire tests: OUCH 5.0 Enter Order / SoupBinTCP / UDP order frames.
  *
- * The expected bytes are written out by hand from protocols.md and
+ * The expected bytes are written out by hand from the OUCH 5.0 and
+ * SoupBinTCP specifications (README "Order bytes") and
  * README.md "Order bytes"; checksums are recomputed here with a naive
  * byte-at-a-time RFC 1071 routine, independent of lib/order.
  */
@@ -219,7 +220,7 @@ test_reference_frame(void)
 	HGW_CHECK(memcmp(g, ref_frame, sizeof(g)) == 0);
 }
 
-/* Every OUCH field at its protocols.md offset, with distinct values. */
+/* Every OUCH field at its specified offset, with distinct values. */
 static void
 test_ouch_fields(void)
 {
