@@ -148,7 +148,7 @@ int hgw_chanmap_verify(const struct hgw_chanmap *map, uint32_t nreplicas,
 /* Flag for hgw_chanmap_verify: the PAs are guest-physical (running under a
  * hypervisor). The check still runs (violations counted, useful as a
  * consistency check) but the result is UNVERIFIED: guest-physical bits say
- * nothing about host channels, as measured on VMs). */
+ * nothing about host channels (as measured on VMs). */
 #define HGW_CHANMAP_F_GUEST_PA 0x1u
 
 /* 1 if a hypervisor is detected (x86 CPUID leaf 1 ECX bit 31, else
