@@ -258,6 +258,31 @@ hgw_feed_csum_fold(uint64_t sum)
 	return (uint16_t)sum;
 }
 
+uint16_t
+hgw_feed_udp_sum(const uint8_t *ip, const uint8_t *udp, uint32_t ulen)
+{
+	/* pseudo header: source, destination, protocol, UDP length */
+	uint64_t sum = hgw_feed_csum_add(0, ip + 12, 8) + IPPROTO_UDP_NUM + ulen;
+
+	return hgw_feed_csum_fold(hgw_feed_csum_add(sum, udp, ulen));
+}
+
+void
+hgw_feed_checksums_fill(uint8_t *ip, uint32_t ihl)
+{
+	uint8_t *udp = ip + ihl;
+	uint32_t ulen = hgw_be16(udp + 4);
+	uint16_t c;
+
+	hgw_put_be16(ip + 10, 0);
+	hgw_put_be16(ip + 10, (uint16_t)~hgw_feed_csum_fold(
+		hgw_feed_csum_add(0, ip, ihl)));
+	hgw_put_be16(udp + 6, 0);
+	c = (uint16_t)~hgw_feed_udp_sum(ip, udp, ulen);
+	/* 0 means "no checksum" in IPv4 UDP: send its other form */
+	hgw_put_be16(udp + 6, c != 0 ? c : 0xFFFF);
+}
+
 /* The IPv4 header and (when not zero) UDP checksums, unless the port
  * established them (ck): 0, or the drop reason. */
 static inline int
@@ -275,12 +300,7 @@ checksums(struct hgw_feed *f, const uint8_t *ip, uint32_t ihl,
 		return drop(f, HGW_FEED_DROP_UDP_CHECKSUM);
 	if (ck & HGW_FEED_CK_L4_GOOD)
 		return 0;
-	/* pseudo header: source, destination, protocol, UDP length */
-	uint64_t sum = hgw_feed_csum_add(0, ip + 12, 8);
-
-	sum += IPPROTO_UDP_NUM + ulen;
-	sum = hgw_feed_csum_add(sum, udp, ulen);
-	if (hgw_feed_csum_fold(sum) != 0xFFFF)
+	if (hgw_feed_udp_sum(ip, udp, ulen) != 0xFFFF)
 		return drop(f, HGW_FEED_DROP_UDP_CHECKSUM);
 	return 0;
 }

@@ -77,7 +77,6 @@ hgw_mold_request_match(const uint8_t *frame, uint32_t len, uint32_t dst_ip,
 {
 	struct udp_view v;
 	const uint8_t *req;
-	uint64_t sum;
 	uint64_t s;
 	uint16_t c;
 
@@ -87,14 +86,9 @@ hgw_mold_request_match(const uint8_t *frame, uint32_t len, uint32_t dst_ip,
 		return 0;
 	if (hgw_feed_csum_fold(hgw_feed_csum_add(0, v.ip, v.ihl)) != 0xFFFF)
 		return 0;
-	if (hgw_be16(v.udp + 6) != 0) {
-		/* pseudo header: source, destination, protocol, UDP length */
-		sum = hgw_feed_csum_add(0, v.ip + 12, 8);
-		sum += PROTO_UDP + v.ulen;
-		sum = hgw_feed_csum_add(sum, v.udp, v.ulen);
-		if (hgw_feed_csum_fold(sum) != 0xFFFF)
-			return 0;
-	}
+	if (hgw_be16(v.udp + 6) != 0 &&
+	    hgw_feed_udp_sum(v.ip, v.udp, v.ulen) != 0xFFFF)
+		return 0;
 	req = v.udp + UDP_HDR;
 	s = hgw_be64(req + 10);
 	c = hgw_be16(req + 18);
@@ -126,8 +120,6 @@ frame_close(uint8_t *buf, const struct hgw_mold_addr *a, uint32_t plen)
 {
 	uint8_t *ip = buf + ETH_HDR, *udp = ip + IP_HDR;
 	uint32_t ulen = UDP_HDR + plen;
-	uint64_t sum;
-	uint16_t ck;
 
 	memcpy(buf, a->dst_mac, 6);
 	memcpy(buf + 6, a->src_mac, 6);
@@ -139,21 +131,12 @@ frame_close(uint8_t *buf, const struct hgw_mold_addr *a, uint32_t plen)
 	hgw_put_be16(ip + 6, 0);
 	ip[8] = 64;
 	ip[9] = PROTO_UDP;
-	hgw_put_be16(ip + 10, 0);
 	hgw_put_be32(ip + 12, a->src_ip);
 	hgw_put_be32(ip + 16, a->dst_ip);
-	hgw_put_be16(ip + 10,
-		     (uint16_t)~hgw_feed_csum_fold(hgw_feed_csum_add(0, ip, IP_HDR)));
 	hgw_put_be16(udp, a->src_port);
 	hgw_put_be16(udp + 2, a->dst_port);
 	hgw_put_be16(udp + 4, (uint16_t)ulen);
-	hgw_put_be16(udp + 6, 0);
-	sum = hgw_feed_csum_add(0, ip + 12, 8);
-	sum += PROTO_UDP + ulen;
-	sum = hgw_feed_csum_add(sum, udp, ulen);
-	ck = (uint16_t)~hgw_feed_csum_fold(sum);
-	/* 0 means "no checksum" in IPv4 UDP: send its other form */
-	hgw_put_be16(udp + 6, ck != 0 ? ck : 0xFFFF);
+	hgw_feed_checksums_fill(ip, IP_HDR);
 	return HGW_MOLD_FRAME_HDR_LEN + plen;
 }
 

@@ -26,8 +26,6 @@ static void
 fix_checksums(uint8_t *b, size_t len)
 {
 	size_t ip = 14, ihl, ulen;
-	uint64_t sum;
-	uint16_t c;
 
 	if (len < 14)
 		return;
@@ -36,17 +34,10 @@ fix_checksums(uint8_t *b, size_t len)
 	ihl = (size_t)(b[ip] & 0x0F) * 4;
 	if (len < ip + 20 || ihl < 20 || len < ip + ihl + 8)
 		return;
-	hgw_put_be16(b + ip + 10, 0);
-	hgw_put_be16(b + ip + 10, (uint16_t)~hgw_feed_csum_fold(
-		hgw_feed_csum_add(0, b + ip, (uint32_t)ihl)));
 	ulen = hgw_be16(b + ip + ihl + 4);
 	if (ulen < 8 || ip + ihl + ulen > len)
 		return;
-	hgw_put_be16(b + ip + ihl + 6, 0);
-	sum = hgw_feed_csum_add(0, b + ip + 12, 8) + 17 + ulen;
-	c = (uint16_t)~hgw_feed_csum_fold(hgw_feed_csum_add(sum, b + ip + ihl,
-							  (uint32_t)ulen));
-	hgw_put_be16(b + ip + ihl + 6, c == 0 ? 0xFFFF : c);
+	hgw_feed_checksums_fill(b + ip, (uint32_t)ihl);
 }
 
 static struct hgw_book *book;

@@ -75,18 +75,7 @@ fb_msg(struct fb *f, const void *msg, uint16_t len)
 static inline void
 fb_checksums(uint8_t *ip)
 {
-	uint8_t *udp = ip + 20;
-	uint32_t ulen = hgw_be16(udp + 4);
-	uint64_t sum;
-	uint16_t c;
-
-	hgw_put_be16(ip + 10, 0);
-	hgw_put_be16(ip + 10, (uint16_t)~hgw_feed_csum_fold(
-		hgw_feed_csum_add(0, ip, 20)));
-	hgw_put_be16(udp + 6, 0);
-	sum = hgw_feed_csum_add(0, ip + 12, 8) + 17 + ulen;
-	c = (uint16_t)~hgw_feed_csum_fold(hgw_feed_csum_add(sum, udp, ulen));
-	hgw_put_be16(udp + 6, c == 0 ? 0xFFFF : c);
+	hgw_feed_checksums_fill(ip, 20);
 }
 
 static inline uint32_t
