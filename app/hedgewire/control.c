@@ -665,10 +665,10 @@ tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
 		else if (atomic_load_explicit(&ctl.w[i].shared.halted,
 					      memory_order_relaxed) != 0)
 			/* relaxed: a flag, set once */
-			snprintf(buf, sizeof(buf), "halted: missed input (%s)",
-				 atomic_load_explicit(&ctl.w[i].shared.halted,
-					memory_order_relaxed) == HGW_HALT_CHECKSUM ?
-				 "checksum" : "gap");
+			snprintf(buf, sizeof(buf), "halted on %s",
+				 hgw_halt_name(atomic_load_explicit(
+					&ctl.w[i].shared.halted,
+					memory_order_relaxed)));
 		else
 			snprintf(buf, sizeof(buf), "%s",
 				 worker_dead(i) ? "stopped" : "racing");
@@ -860,8 +860,11 @@ hgw_ctl_poll(void)
 						 memory_order_relaxed) != 0 &&
 			    !(ctl.halt_logged & (1u << i))) {
 				ctl.halt_logged |= 1u << i;
-				RTE_LOG(ERR, HGW_CTL, "worker %u halted: missed "
-					"input; it sends nothing more\n", i);
+				RTE_LOG(ERR, HGW_CTL, "worker %u halted on %s: "
+					"it sends nothing more\n", i,
+					hgw_halt_name(atomic_load_explicit(
+						&ctl.w[i].shared.halted,
+						memory_order_relaxed)));
 			}
 		goto out;
 	}
@@ -873,10 +876,9 @@ hgw_ctl_poll(void)
 
 		if (h != 0 && !(ctl.halt_logged & (1u << i))) {
 			ctl.halt_logged |= 1u << i;
-			RTE_LOG(ERR, HGW_CTL, "worker %u halted: missed input "
-				"(%s); it sends nothing more, the others carry "
-				"on\n", i, h == HGW_HALT_CHECKSUM ?
-				"a checksum failure" : "a sequence gap");
+			RTE_LOG(ERR, HGW_CTL, "worker %u halted on %s: it sends "
+				"nothing more, the others carry on\n", i,
+				hgw_halt_name(h));
 		}
 		if ((ctl.left_mask & (1u << i)) || worker_dead(i) || h != 0)
 			continue;

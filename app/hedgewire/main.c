@@ -1118,14 +1118,6 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 #define EXIT_HALTED     8	/* a replica missed input and stopped trading */
 #define EXIT_CAPTURE    16	/* a replayed capture could not be read to its end */
 
-static const char *const halt_names[] = {
-	[HGW_HALT_NONE] = "trading",
-	[HGW_HALT_GAP] = "a sequence gap",
-	[HGW_HALT_CHECKSUM] = "a checksum failure",
-	[HGW_HALT_BOTH_LINES] = "a sequence gap on both lines",
-	[HGW_HALT_NO_ANSWER] = "a sequence gap the re-request server did not fill",
-	[HGW_HALT_HOLD_FULL] = "a sequence gap that outlasted the hold buffer",
-};
 
 static int
 dump_book(const struct hgw_worker *w, uint32_t instruments, const char *path)
@@ -1447,7 +1439,7 @@ main(int argc, char **argv)
 			       "): missed input, so it kept applying the feed "
 			       "and sent nothing from then on; %" PRIu64
 			       " triggers, %" PRIu64 " orders held back\n", i,
-			       halt_names[w->halt], name, w->halt_seq,
+			       hgw_halt_name(w->halt), name, w->halt_seq,
 			       w->halted_triggers, w->halted_orders);
 		}
 		if (w->lines == 2 || w->rq.on)

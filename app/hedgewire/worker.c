@@ -37,6 +37,21 @@ rx_checksums(const struct rte_mbuf *m)
 		l4 == RTE_MBUF_F_RX_L4_CKSUM_BAD ? HGW_FEED_CK_L4_BAD : 0);
 }
 
+const char *
+hgw_halt_name(uint32_t why)
+{
+	static const char *const names[] = {
+		[HGW_HALT_NONE] = "trading",
+		[HGW_HALT_GAP] = "a sequence gap",
+		[HGW_HALT_CHECKSUM] = "a checksum failure",
+		[HGW_HALT_BOTH_LINES] = "a sequence gap on both lines",
+		[HGW_HALT_NO_ANSWER] = "a sequence gap the re-request server did not fill",
+		[HGW_HALT_HOLD_FULL] = "a sequence gap that outlasted the hold buffer",
+	};
+
+	return why < RTE_DIM(names) ? names[why] : "?";
+}
+
 /* Missed input: this replica's book may be wrong, so it stops trading
  * for good (until a recovery makes its input whole again). The other
  * replicas carry on. Said once to the control plane. */

@@ -63,6 +63,9 @@ enum hgw_halt {
 	HGW_HALT_HOLD_FULL,     /* frames held for a gap filled the buffer */
 };
 
+/* What halted a worker (enum hgw_halt), for people. */
+const char *hgw_halt_name(uint32_t why);
+
 /* Frames a worker can hold while a gap waits to be filled. */
 #define HGW_HOLD_MAX 1024
 
