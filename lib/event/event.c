@@ -64,9 +64,6 @@ hgw_event_describe(const struct hgw_event *e,
 			snprintf(hex + 2 * i, 3, "%02x", (uint8_t)e->symbol[i]);
 		return snprintf(buf, len, "%s %s %" PRIu64, t, hex, e->value);
 	}
-	case HGW_EVENT_LEAVE:
-		return snprintf(buf, len, "%s %s", t,
-			hgw_leave_reason_name((enum hgw_leave_reason)e->arg));
 	default:
 		return snprintf(buf, len, "unknown %u", e->type);
 	}

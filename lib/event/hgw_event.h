@@ -47,7 +47,6 @@ extern "C" {
 	X(UNSENT,  "unsent")    /* tkey, value: a trigger whose order the   \
 				 * kill switch recalled before it left;       \
 				 * symbol: that session's 10-byte name */     \
-	X(LEAVE,   "leave")     /* this worker leaves the race (arg: why) */
 
 enum hgw_event_type {
 #define HGW_EVENT_ENUM(code, name) HGW_EVENT_##code,
@@ -58,7 +57,8 @@ enum hgw_event_type {
 
 const char *hgw_event_type_name(enum hgw_event_type t);
 
-/* Why a worker leaves the race (HGW_EVENT_LEAVE). */
+/* Why a worker leaves the race (a bit of its announcement word, not an
+ * event: app/hedgewire/control.c). */
 enum hgw_leave_reason {
 	HGW_LEAVE_NONE = 0,
 	HGW_LEAVE_DIGEST,       /* its decisions differ from the majority's */
@@ -103,7 +103,7 @@ hgw_event_due(uint64_t ev_key, uint64_t ev_seq, int ev_sidx, int msg_sidx,
 }
 
 /* "kill 1", "disable ABCD 0", "limit max_position 300", "patch 3",
- * "leave digest": the event's type and arguments, as in the events log.
+ * "unsent HEX SEQ": the event's type and arguments, as in the events log.
  * limit_name gives a limit's name (NULL: its number). Returns the length
  * (snprintf's). */
 int hgw_event_describe(const struct hgw_event *e,
