@@ -4,11 +4,15 @@ set -euo pipefail
 T=$(mktemp -d /tmp/hgw-it.XXXXXX)
 EAL_MEM=$("$SRCDIR/scripts/eal-args.sh" 256)
 PREFIX="hgw-it-$$"
-# A process that stops on a start-up error leaves its huge page files
-# behind (EAL removes them on the next start with the same prefix).
+# Background processes a test started (PIDS+=(...)) are stopped at the
+# end. A process that stops on a start-up error leaves its huge page
+# files behind (EAL removes them on the next start with the same prefix).
+PIDS=()
 it_cleanup() {
+	local p d
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	[ ${#PIDS[@]} -eq 0 ] || wait 2>/dev/null || true
 	rm -rf "$T"
-	local d
 	for d in $(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts); do
 		rm -f "$d/$PREFIX"*map_* 2>/dev/null || true
 	done

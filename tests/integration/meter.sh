@@ -15,15 +15,6 @@ REF="python3 $SRCDIR/tests/ref/hgw_ref.py"
 
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	it_cleanup
-}
-trap cleanup EXIT
-
 SOCK=$T/memif.sock
 # an abstract socket is the default; a file lets us wait for the server
 MEMIF="socket=$SOCK,socket-abstract=no"

@@ -14,15 +14,6 @@ FEEDGEN=$1 METER=$2 CLIENT=$3 SRCDIR=$4
 HEDGEWIRE=/nonexistent
 . "$SRCDIR/tests/integration/common.sh"
 
-PIDS=()
-cleanup() {
-	local p
-	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	it_cleanup
-}
-trap cleanup EXIT
-
 SOCK=$T/memif.sock
 MEMIF="socket=$SOCK,socket-abstract=no"
 SERVER=10.0.0.1:30000
