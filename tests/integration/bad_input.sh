@@ -63,6 +63,18 @@ config)
 	expect_start_error "inject-stop: no worker 3" --inject-stop 3,10
 	expect_start_error "with \\[rx\\] mode = fanout needs 2 lcores" \
 		--set rx.mode=fanout
+	# the keys of control events, feed integrity, A/B lines and recovery
+	expect_start_error "\\[run\\] digest_every: 3 \\(a power of two" --set run.digest_every=3
+	expect_start_error "\\[feed\\] join: 'maybe'" --set feed.join=maybe
+	expect_start_error "\\[feed\\] lines: '3'" --set feed.lines=3
+	expect_start_error "\\[feed\\] hold_frames: '2000'" --set feed.hold_frames=2000
+	expect_start_error "\\[feed\\] group_b: '233.1'" --set feed.group_b=233.1
+	expect_start_error "lines = 2 needs \\[rx\\] mode = queues" \
+		--set feed.lines=2 --set rx.mode=flow-mirror
+	expect_start_error "\\[recovery\\] server: '10.0.0.1'" --set recovery.server=10.0.0.1
+	expect_start_error "\\[recovery\\] server: '10.0.0.1:0'" --set recovery.server=10.0.0.1:0
+	expect_start_error "\\[recovery\\] server needs trading" --set recovery.server=10.0.0.1:26400
+	expect_start_error "inject-corrupt: bad value '1'" --inject-corrupt 1
 	# numbers are decimal: a hex or signed limit is refused, not read
 	expect_start_error "\\[risk\\] max_quantity: '0x10'" --set risk.max_quantity=0x10
 	# the configuration file is checked line by line, with file:line
