@@ -335,6 +335,26 @@ parse_dec(const char *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+/* Set or clear the kill switch in every replica (under ctl.lock). */
+static int
+kill_post(struct hgw_event *e, char *err, size_t errlen)
+{
+	int rc = post(e, 0, err, errlen);
+
+	if (rc == 0)
+		ctl.kill = e->arg;
+	if (rc == 0 && e->arg == 1 && ctl.txl != NULL)
+		/* release: the kill event is queued before the TX lcore,
+		 * which fences with acquire when it sees this, recalls */
+		atomic_fetch_add_explicit(&ctl.txl->recall, 1,
+					  memory_order_release);
+	if (rc == 0)
+		RTE_LOG(WARNING, HGW_CTL, "kill switch %s (event %" PRIu64
+			", seq %" PRIu64 ")\n", e->arg ? "ON" : "off", e->id,
+			e->seq);
+	return rc;
+}
+
 /* /hgw/risk/kill[,0|1]: read, or set for every replica at one position. */
 static int
 tel_risk_kill(const char *cmd __rte_unused, const char *params,
@@ -357,20 +377,9 @@ tel_risk_kill(const char *cmd __rte_unused, const char *params,
 	}
 	e.arg = params[0] == '1';
 	pthread_mutex_lock(&ctl.lock);
-	rc = post(&e, 0, err, sizeof(err));
-	if (rc == 0)
-		ctl.kill = e.arg;
-	if (rc == 0 && e.arg == 1 && ctl.txl != NULL)
-		/* release: the kill event is queued before the TX lcore,
-		 * which fences with acquire when it sees this, recalls */
-		atomic_fetch_add_explicit(&ctl.txl->recall, 1,
-					  memory_order_release);
+	rc = kill_post(&e, err, sizeof(err));
 	reply_event(d, rc, &e, err);
 	pthread_mutex_unlock(&ctl.lock);
-	if (rc == 0)
-		RTE_LOG(WARNING, HGW_CTL, "kill switch %s (event %" PRIu64
-			", seq %" PRIu64 ")\n", e.arg ? "ON" : "off", e.id,
-			e.seq);
 	return 0;
 }
 
@@ -922,6 +931,30 @@ hgw_ctl_poll(void)
 			      HGW_LEAVE_NO_MAJORITY, &c);
 out:
 	pthread_mutex_unlock(&ctl.lock);
+}
+
+void
+hgw_ctl_session_lost(void)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
+	char err[128];
+
+	pthread_mutex_lock(&ctl.lock);
+	if (kill_post(&e, err, sizeof(err)) != 0)
+		RTE_LOG(ERR, HGW_CTL, "venue session lost, and the kill "
+			"switch could not be set: %s\n", err);
+	else
+		RTE_LOG(ERR, HGW_CTL, "venue session lost: trading stops "
+			"until /hgw/risk/kill,0\n");
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+int
+hgw_ctl_venue_answer(const struct hgw_ouch_answer *a)
+{
+	/* placeholder until the replicas take venue answers as events */
+	(void)a;
+	return -1;
 }
 
 void

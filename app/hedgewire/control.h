@@ -9,6 +9,7 @@
 #include <stdio.h>
 
 #include "config.h"
+#include "hgw_order.h"
 #include "worker.h"
 
 /* Set up for workers w[0..n-1] (already initialised, not launched):
@@ -43,5 +44,14 @@ uint32_t hgw_ctl_left(void);
 /* Before the tables are freed: telemetry stops reading them; the patches
  * are freed and the events log closed. */
 void hgw_ctl_fini(void);
+
+/* Control lcore only. Hand one venue answer (OUCH 5.0 server message,
+ * in the session's sequence order) to every replica as an event. 0, or
+ * -1 when it could not be posted (logged and counted). */
+int hgw_ctl_venue_answer(const struct hgw_ouch_answer *a);
+
+/* Control lcore only. The venue session is lost: trading stops (a kill
+ * event, as the kill switch) until an operator re-enables it. */
+void hgw_ctl_session_lost(void);
 
 #endif /* HGW_APP_CONTROL_H */

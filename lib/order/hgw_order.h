@@ -55,6 +55,39 @@ void hgw_order_clordid(const char session[10], uint64_t seq,
  * orders to triggers (hgw-dedup, hgw-meter). */
 int hgw_order_clordid_seq(const char clordid[HGW_CLORDID_LEN], uint64_t *seq);
 
+/* OUCH 5.0 server messages (the payload of a SoupBinTCP Sequenced Data
+ * packet), by type byte. */
+enum hgw_ouch_answer_type {
+	HGW_OUCH_SYSTEM_EVENT = 'S',
+	HGW_OUCH_ACCEPTED = 'A',
+	HGW_OUCH_REPLACED = 'U',
+	HGW_OUCH_CANCELED = 'C',
+	HGW_OUCH_AIQ_CANCELED = 'D',
+	HGW_OUCH_EXECUTED = 'E',
+	HGW_OUCH_BROKEN = 'B',
+	HGW_OUCH_REJECTED = 'J',
+	HGW_OUCH_CANCEL_PENDING = 'P',
+	HGW_OUCH_CANCEL_REJECT = 'I',
+	HGW_OUCH_MODIFIED = 'M',
+	HGW_OUCH_RESTATED = 'R',
+};
+
+/* One venue answer, decoded: what the replicas need of it. Fields a type
+ * does not carry are 0. */
+struct hgw_ouch_answer {
+	uint64_t seq;           /* its SoupBinTCP sequence number (from 1) */
+	uint64_t match;         /* E, B: match number; A, U: order reference */
+	uint64_t price;         /* E, D: execution price; A, U: limit price */
+	uint32_t user_ref;      /* every type but S */
+	uint32_t orig_user_ref; /* U: the order it replaced */
+	uint32_t qty;           /* A, U: quantity; C, D: decrement; E: executed;
+				 * M: new quantity */
+	uint16_t reason;        /* C, D, B, R: reason byte; J: 2-byte code */
+	uint8_t type;           /* enum hgw_ouch_answer_type */
+	uint8_t side;           /* A, U, M */
+	uint8_t event_code;     /* S */
+};
+
 /* Write the 47-byte Enter Order at buf. Returns 47. */
 size_t hgw_ouch_enter_order(uint8_t *buf, const struct hgw_ouch_order *o);
 
