@@ -88,6 +88,36 @@ struct hgw_ouch_answer {
 	uint8_t event_code;     /* S */
 };
 
+/* Fixed lengths of the OUCH 5.0 server messages (type byte included);
+ * A, U, E and R end with an appendage length and carry that many more
+ * bytes of optional fields. */
+#define HGW_OUCH_SYSTEM_EVENT_LEN   10
+#define HGW_OUCH_ACCEPTED_LEN       64
+#define HGW_OUCH_REPLACED_LEN       68
+#define HGW_OUCH_CANCELED_LEN       18
+#define HGW_OUCH_AIQ_CANCELED_LEN   31
+#define HGW_OUCH_EXECUTED_LEN       36
+#define HGW_OUCH_BROKEN_LEN         36
+#define HGW_OUCH_REJECTED_LEN       29
+#define HGW_OUCH_CANCEL_PENDING_LEN 13
+#define HGW_OUCH_CANCEL_REJECT_LEN  13
+#define HGW_OUCH_MODIFIED_LEN       18
+#define HGW_OUCH_RESTATED_LEN       16
+
+/* Decode one OUCH 5.0 server message (msg, len bytes: the payload of a
+ * Sequenced Data packet) into *a, with seq as its sequence number.
+ * Every type of enum hgw_ouch_answer_type; the length must be the type's
+ * (plus its appendage where it has one). 0, or -1 with *why "empty",
+ * "unknown type" or "bad length" (*a is then zeroed but for type). */
+int hgw_ouch_answer_decode(const uint8_t *msg, size_t len, uint64_t seq,
+			   struct hgw_ouch_answer *a, const char **why);
+
+/* OUCH 5.0 Cancel Order (client, 9 bytes): cancel down to quantity
+ * (0: the whole order) the order entered as user_ref. Returns 9. */
+#define HGW_OUCH_CANCEL_ORDER_LEN 9
+size_t hgw_ouch_cancel_order(uint8_t *buf, uint32_t user_ref,
+			     uint32_t quantity);
+
 /* Write the 47-byte Enter Order at buf. Returns 47. */
 size_t hgw_ouch_enter_order(uint8_t *buf, const struct hgw_ouch_order *o);
 

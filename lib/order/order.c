@@ -511,3 +511,121 @@ hgw_order_clordid_seq(const char clordid[HGW_CLORDID_LEN], uint64_t *seq)
 	*seq = v;
 	return 0;
 }
+
+/* ---- venue answers (OUCH 5.0 server messages) ------------------------- */
+
+/* Offsets inside the answers, from the type byte; every answer has its
+ * timestamp (8) at 1. */
+#define ANS_USER_REF    9
+
+size_t
+hgw_ouch_cancel_order(uint8_t *buf, uint32_t user_ref, uint32_t quantity)
+{
+	buf[0] = 'X';
+	hgw_put_be32(buf + 1, user_ref);
+	hgw_put_be32(buf + 5, quantity);
+	return HGW_OUCH_CANCEL_ORDER_LEN;
+}
+
+/* The fixed length of type t, and whether it ends with an appendage
+ * length (at fixed - 2). 0: not an OUCH 5.0 server message we know. */
+static size_t
+answer_len(uint8_t t, int *appendage)
+{
+	*appendage = 0;
+	switch (t) {
+	case HGW_OUCH_SYSTEM_EVENT: return HGW_OUCH_SYSTEM_EVENT_LEN;
+	case HGW_OUCH_ACCEPTED: *appendage = 1; return HGW_OUCH_ACCEPTED_LEN;
+	case HGW_OUCH_REPLACED: *appendage = 1; return HGW_OUCH_REPLACED_LEN;
+	case HGW_OUCH_CANCELED: return HGW_OUCH_CANCELED_LEN;
+	case HGW_OUCH_AIQ_CANCELED: return HGW_OUCH_AIQ_CANCELED_LEN;
+	case HGW_OUCH_EXECUTED: *appendage = 1; return HGW_OUCH_EXECUTED_LEN;
+	case HGW_OUCH_BROKEN: return HGW_OUCH_BROKEN_LEN;
+	case HGW_OUCH_REJECTED: return HGW_OUCH_REJECTED_LEN;
+	case HGW_OUCH_CANCEL_PENDING: return HGW_OUCH_CANCEL_PENDING_LEN;
+	case HGW_OUCH_CANCEL_REJECT: return HGW_OUCH_CANCEL_REJECT_LEN;
+	case HGW_OUCH_MODIFIED: return HGW_OUCH_MODIFIED_LEN;
+	case HGW_OUCH_RESTATED: *appendage = 1; return HGW_OUCH_RESTATED_LEN;
+	default: return 0;
+	}
+}
+
+int
+hgw_ouch_answer_decode(const uint8_t *msg, size_t len, uint64_t seq,
+		       struct hgw_ouch_answer *a, const char **why)
+{
+	const uint8_t *b = msg;
+	size_t fixed;
+	int app;
+
+	memset(a, 0, sizeof(*a));
+	if (len == 0) {
+		*why = "empty";
+		return -1;
+	}
+	a->type = b[0];
+	fixed = answer_len(b[0], &app);
+	if (fixed == 0) {
+		*why = "unknown type";
+		return -1;
+	}
+	if (len < fixed ||
+	    len != fixed + (app ? hgw_be16(b + fixed - 2) : 0)) {
+		*why = "bad length";
+		memset(a, 0, sizeof(*a));
+		a->type = b[0];
+		return -1;
+	}
+	a->seq = seq;
+	if (b[0] != HGW_OUCH_SYSTEM_EVENT)
+		a->user_ref = hgw_be32(b + ANS_USER_REF);
+	switch (b[0]) {
+	case HGW_OUCH_SYSTEM_EVENT:
+		a->event_code = b[9];
+		break;
+	case HGW_OUCH_REPLACED:
+		/* orig UserRefNum @9, UserRefNum @13, then as Accepted from
+		 * the side on, 4 bytes later */
+		a->orig_user_ref = hgw_be32(b + 9);
+		a->user_ref = hgw_be32(b + 13);
+		b += 4;
+		/* fall through */
+	case HGW_OUCH_ACCEPTED:
+		a->side = b[13];
+		a->qty = hgw_be32(b + 14);
+		a->price = hgw_be64(b + 26);
+		a->match = hgw_be64(b + 36);   /* order reference number */
+		break;
+	case HGW_OUCH_CANCELED:
+		a->qty = hgw_be32(b + 13);
+		a->reason = b[17];
+		break;
+	case HGW_OUCH_AIQ_CANCELED:
+		a->qty = hgw_be32(b + 13);
+		a->reason = b[17];
+		a->price = hgw_be64(b + 22);
+		break;
+	case HGW_OUCH_EXECUTED:
+		a->qty = hgw_be32(b + 13);
+		a->price = hgw_be64(b + 17);
+		a->match = hgw_be64(b + 26);
+		break;
+	case HGW_OUCH_BROKEN:
+		a->match = hgw_be64(b + 13);
+		a->reason = b[21];
+		break;
+	case HGW_OUCH_REJECTED:
+		a->reason = hgw_be16(b + 13);
+		break;
+	case HGW_OUCH_MODIFIED:
+		a->side = b[13];
+		a->qty = hgw_be32(b + 14);
+		break;
+	case HGW_OUCH_RESTATED:
+		a->reason = b[13];
+		break;
+	default:        /* P, I: the UserRefNum only */
+		break;
+	}
+	return 0;
+}

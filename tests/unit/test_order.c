@@ -819,6 +819,249 @@ test_parse_mac(void)
 	}
 }
 
+/* ---- venue answers: bytes laid out by hand ----------------------------- */
+
+/* Append helpers: big-endian integers and space-padded text, written a
+ * byte at a time, independent of lib/order's own helpers. */
+static size_t
+put_n(uint8_t *b, size_t off, uint64_t v, int bytes)
+{
+	for (int i = bytes - 1; i >= 0; i--)
+		b[off++] = (uint8_t)(v >> (8 * i));
+	return off;
+}
+
+static size_t
+put_s(uint8_t *b, size_t off, const char *s, size_t n)
+{
+	size_t l = strlen(s);
+
+	for (size_t i = 0; i < n; i++)
+		b[off++] = (uint8_t)(i < l ? s[i] : ' ');
+	return off;
+}
+
+static void
+test_answer_accepted(void)
+{
+	uint8_t b[80];
+	size_t n = 0;
+	struct hgw_ouch_answer a;
+	const char *why = NULL;
+
+	b[n++] = 'A';
+	n = put_n(b, n, 34200000000000ull, 8);  /* 09:30 */
+	n = put_n(b, n, 1234, 4);               /* UserRefNum */
+	b[n++] = 'B';
+	n = put_n(b, n, 300, 4);
+	n = put_s(b, n, "ABCD", 8);
+	n = put_n(b, n, 1234500, 8);            /* 123.45 */
+	b[n++] = '0';                           /* TIF */
+	b[n++] = 'Y';
+	n = put_n(b, n, 987654321, 8);          /* order reference */
+	b[n++] = 'P';
+	b[n++] = 'N';
+	b[n++] = 'N';
+	b[n++] = 'L';                           /* order state: live */
+	n = put_s(b, n, "00010000001234", 14);
+	n = put_n(b, n, 0, 2);
+	HGW_CHECK_EQ(n, HGW_OUCH_ACCEPTED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 7, &a, &why), 0);
+	HGW_CHECK_EQ(a.type, 'A');
+	HGW_CHECK_EQ(a.seq, 7);
+	HGW_CHECK_EQ(a.user_ref, 1234);
+	HGW_CHECK_EQ(a.side, 'B');
+	HGW_CHECK_EQ(a.qty, 300);
+	HGW_CHECK_EQ(a.price, 1234500);
+	HGW_CHECK_EQ(a.match, 987654321);
+	/* one byte short, one too many, and an appendage it does not carry */
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n - 1, 7, &a, &why), -1);
+	HGW_CHECK(strcmp(why, "bad length") == 0);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n + 1, 7, &a, &why), -1);
+	put_n(b, n - 2, 4, 2);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 7, &a, &why), -1);
+	/* ... and with it: an optional field of 4 bytes */
+	put_n(b, n, 0x04160000, 4);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n + 4, 7, &a, &why), 0);
+	HGW_CHECK_EQ(a.qty, 300);
+}
+
+static void
+test_answer_replaced(void)
+{
+	uint8_t b[80];
+	size_t n = 0;
+	struct hgw_ouch_answer a;
+	const char *why;
+
+	b[n++] = 'U';
+	n = put_n(b, n, 1, 8);
+	n = put_n(b, n, 1234, 4);               /* orig */
+	n = put_n(b, n, 1240, 4);               /* new */
+	b[n++] = 'S';
+	n = put_n(b, n, 200, 4);
+	n = put_s(b, n, "WXYZ", 8);
+	n = put_n(b, n, 99990000, 8);
+	b[n++] = '0';
+	b[n++] = 'Y';
+	n = put_n(b, n, 55, 8);
+	b[n++] = 'P';
+	b[n++] = 'N';
+	b[n++] = 'N';
+	b[n++] = 'L';
+	n = put_s(b, n, "00010000001240", 14);
+	n = put_n(b, n, 0, 2);
+	HGW_CHECK_EQ(n, HGW_OUCH_REPLACED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 9, &a, &why), 0);
+	HGW_CHECK_EQ(a.orig_user_ref, 1234);
+	HGW_CHECK_EQ(a.user_ref, 1240);
+	HGW_CHECK_EQ(a.side, 'S');
+	HGW_CHECK_EQ(a.qty, 200);
+	HGW_CHECK_EQ(a.price, 99990000);
+	HGW_CHECK_EQ(a.match, 55);
+}
+
+static void
+test_answer_small_types(void)
+{
+	uint8_t b[64];
+	size_t n;
+	struct hgw_ouch_answer a;
+	const char *why;
+
+	/* System Event */
+	n = 0;
+	b[n++] = 'S';
+	n = put_n(b, n, 5, 8);
+	b[n++] = 'O';
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 1, &a, &why), 0);
+	HGW_CHECK_EQ(a.event_code, 'O');
+	HGW_CHECK_EQ(a.user_ref, 0);
+	/* Canceled: UserRefNum, decrement, reason */
+	n = 0;
+	b[n++] = 'C';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 77, 4);
+	n = put_n(b, n, 100, 4);
+	b[n++] = 'U';
+	HGW_CHECK_EQ(n, HGW_OUCH_CANCELED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 2, &a, &why), 0);
+	HGW_CHECK_EQ(a.user_ref, 77);
+	HGW_CHECK_EQ(a.qty, 100);
+	HGW_CHECK_EQ(a.reason, 'U');
+	/* AIQ Canceled */
+	n = 0;
+	b[n++] = 'D';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 78, 4);
+	n = put_n(b, n, 40, 4);
+	b[n++] = 'Q';
+	n = put_n(b, n, 60, 4);
+	n = put_n(b, n, 1000000, 8);
+	b[n++] = 'A';
+	HGW_CHECK_EQ(n, HGW_OUCH_AIQ_CANCELED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 3, &a, &why), 0);
+	HGW_CHECK_EQ(a.user_ref, 78);
+	HGW_CHECK_EQ(a.qty, 40);
+	HGW_CHECK_EQ(a.reason, 'Q');
+	HGW_CHECK_EQ(a.price, 1000000);
+	/* Executed */
+	n = 0;
+	b[n++] = 'E';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 79, 4);
+	n = put_n(b, n, 25, 4);
+	n = put_n(b, n, 1234500, 8);
+	b[n++] = 'A';
+	n = put_n(b, n, 0x0102030405060708ull, 8);
+	n = put_n(b, n, 0, 2);
+	HGW_CHECK_EQ(n, HGW_OUCH_EXECUTED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 4, &a, &why), 0);
+	HGW_CHECK_EQ(a.user_ref, 79);
+	HGW_CHECK_EQ(a.qty, 25);
+	HGW_CHECK_EQ(a.price, 1234500);
+	HGW_CHECK_EQ(a.match, 0x0102030405060708ull);
+	/* Broken Trade */
+	n = 0;
+	b[n++] = 'B';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 79, 4);
+	n = put_n(b, n, 0x0102030405060708ull, 8);
+	b[n++] = 'E';
+	n = put_s(b, n, "00010000001234", 14);
+	HGW_CHECK_EQ(n, HGW_OUCH_BROKEN_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 5, &a, &why), 0);
+	HGW_CHECK_EQ(a.match, 0x0102030405060708ull);
+	HGW_CHECK_EQ(a.reason, 'E');
+	/* Rejected: a 2-byte reason */
+	n = 0;
+	b[n++] = 'J';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 80, 4);
+	n = put_n(b, n, 0x0123, 2);
+	n = put_s(b, n, "00010000001235", 14);
+	HGW_CHECK_EQ(n, HGW_OUCH_REJECTED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 6, &a, &why), 0);
+	HGW_CHECK_EQ(a.user_ref, 80);
+	HGW_CHECK_EQ(a.reason, 0x0123);
+	/* Cancel Pending, Cancel Reject */
+	for (const char *t = "PI"; *t; t++) {
+		n = 0;
+		b[n++] = (uint8_t)*t;
+		n = put_n(b, n, 5, 8);
+		n = put_n(b, n, 81, 4);
+		HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 7, &a, &why), 0);
+		HGW_CHECK_EQ(a.type, (uint8_t)*t);
+		HGW_CHECK_EQ(a.user_ref, 81);
+		HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n + 1, 7, &a, &why), -1);
+	}
+	/* Modified */
+	n = 0;
+	b[n++] = 'M';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 82, 4);
+	b[n++] = 'S';
+	n = put_n(b, n, 150, 4);
+	HGW_CHECK_EQ(n, HGW_OUCH_MODIFIED_LEN);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 8, &a, &why), 0);
+	HGW_CHECK_EQ(a.side, 'S');
+	HGW_CHECK_EQ(a.qty, 150);
+	/* Restated, with a 5-byte appendage */
+	n = 0;
+	b[n++] = 'R';
+	n = put_n(b, n, 5, 8);
+	n = put_n(b, n, 83, 4);
+	b[n++] = 'P';
+	n = put_n(b, n, 5, 2);
+	n = put_n(b, n, 0x0516000000ull, 5);
+	HGW_CHECK_EQ(n, HGW_OUCH_RESTATED_LEN + 5);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 9, &a, &why), 0);
+	HGW_CHECK_EQ(a.reason, 'P');
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n - 1, 9, &a, &why), -1);
+	/* a type OUCH 5.0 has but we do not decode, and nothing at all */
+	b[0] = 'T';
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, 20, 10, &a, &why), -1);
+	HGW_CHECK(strcmp(why, "unknown type") == 0);
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, 0, 10, &a, &why), -1);
+	/* every prefix of every known type is refused, never read past */
+	for (const char *t = "SAUCDEBJPIMR"; *t; t++)
+		for (size_t l = 1; l < 10; l++) {
+			b[0] = (uint8_t)*t;
+			HGW_CHECK_EQ(hgw_ouch_answer_decode(b, l, 1, &a, &why),
+				     -1);
+		}
+}
+
+static void
+test_cancel_order(void)
+{
+	uint8_t b[16];
+	static const uint8_t want[9] = { 'X', 0, 0, 0x04, 0xd2, 0, 0, 0, 0 };
+
+	HGW_CHECK_EQ(hgw_ouch_cancel_order(b, 1234, 0), 9);
+	HGW_CHECK(memcmp(b, want, 9) == 0);
+}
+
 int
 main(void)
 {
@@ -836,5 +1079,9 @@ main(void)
 	HGW_TEST(test_decode_refusals);
 	HGW_TEST(test_decode_random_corruption);
 	HGW_TEST(test_parse_mac);
+	HGW_TEST(test_answer_accepted);
+	HGW_TEST(test_answer_replaced);
+	HGW_TEST(test_answer_small_types);
+	HGW_TEST(test_cancel_order);
 	return hgw_test_done();
 }
