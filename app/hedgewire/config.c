@@ -166,6 +166,21 @@ static const struct key keys[] = {
 	K("replay", "burst",  KEY_U32,  pace_burst, 1, 65536, "1"),
 	K("replay", "start_delay_ms", KEY_U32, start_delay_ms, 1, 60000, "200"),
 	K("replay", "miss_us", KEY_U32, miss_us, 1, 60000000, "1000"),
+	KS("venue", "host",   KEY_STR,  venue_host, ""),
+	K("venue", "port",    KEY_U16,  venue_port, 1, 65535, "15000"),
+	KS("venue", "username", KEY_STR, venue_username, ""),
+	KS("venue", "password", KEY_STR, venue_password, ""),
+	KS("venue", "session", KEY_STR, venue_session, ""),
+	K("venue", "heartbeat_ms", KEY_U32, venue_heartbeat_ms, 10, 60000, "1000"),
+	K("venue", "dead_ms", KEY_U32, venue_dead_ms, 20, 600000, "15000"),
+	K("venue", "reconnect_ms", KEY_U32, venue_reconnect_ms, 1, 60000, "500"),
+	KS("venue", "state_file", KEY_STR, venue_state_file, ""),
+	K("venue", "max_orders_per_sec", KEY_U32, venue_max_ops, 0, 1000000, "1000"),
+	K("venue", "max_orders_per_sec_per_symbol", KEY_U32, venue_max_ops_symbol,
+	  0, 10000, "100"),
+	K("venue", "cancel_on_disconnect", KEY_BOOL, venue_cancel_on_disconnect,
+	  0, 1, "no"),
+	KS("venue", "journal", KEY_STR, venue_journal, ""),
 };
 
 static const struct key *

@@ -121,6 +121,21 @@ struct hgw_config {
 	uint32_t pace_burst;      /* rate pace: frames released together */
 	uint32_t start_delay_ms;  /* t0 = launch + this (every worker alike) */
 	uint32_t miss_us;         /* a later order counts as a miss */
+
+	/* [venue] the SoupBinTCP order session (empty host: none) */
+	char venue_host[64];      /* IPv4 address */
+	uint16_t venue_port;
+	char venue_username[7];
+	char venue_password[11];
+	char venue_session[11];   /* empty: the current session */
+	uint32_t venue_heartbeat_ms;
+	uint32_t venue_dead_ms;
+	uint32_t venue_reconnect_ms;
+	char venue_state_file[256];
+	uint32_t venue_max_ops;   /* orders per second, all (0: no cap) */
+	uint32_t venue_max_ops_symbol; /* ... per instrument (0: no cap) */
+	uint32_t venue_cancel_on_disconnect;
+	char venue_journal[256];  /* the venue's messages; empty: none */
 };
 
 /* [buffers] poison in bytes (0: off). */

@@ -40,6 +40,7 @@
 #include "capture.h"
 #include "config.h"
 #include "control.h"
+#include "venue.h"
 #include "hgw_cli.h"
 #include "hgw_chanmap.h"
 #include "journal.h"
@@ -948,6 +949,8 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 		rte_delay_us_sleep(1000);
 		nic_clock_refit(c);
 		hgw_ctl_poll();
+		if (txlcore.venue != NULL)
+			hgw_venue_ctl_poll(txlcore.venue);
 		if (t->journal != NULL)
 			hgw_journal_drain(t->journal, t->rings, t->nrings);
 		if (signalled)
@@ -1232,6 +1235,7 @@ main(int argc, char **argv)
 		    conf.tx_port, rte_eth_dev_count_avail());
 	if (trade)
 		trading_init(&trading, &conf);
+	txlcore.venue = hgw_venue_init(&conf);
 	recovery_lines_init(&conf, trade);
 	pool = ports_setup(&conf, trade);
 	hgw_capture_check_start(conf.rx_port);
@@ -1307,6 +1311,12 @@ main(int argc, char **argv)
 		       "the kill switch %" PRIu64 "\n",
 		       txlcore_lcore, txlcore.out.tx.orders, txlcore.races_lost,
 		       txlcore.filter.invalid, txlcore.recalled_n);
+		if (txlcore.venue != NULL &&
+		    hgw_venue_report(txlcore.venue, stdout) != 0) {
+			fprintf(stderr, "hedgewire: venue: messages or unsent "
+				"orders the replicas were not told of\n");
+			status |= EXIT_ORDERS;
+		}
 	}
 	if (trade) {
 		/* Every order that left, whichever worker sent it: with one
@@ -1504,6 +1514,7 @@ main(int argc, char **argv)
 		rte_ring_free(fanout.rings[i]);
 		rte_ring_free(txlcore.rings[i]);
 	}
+	hgw_venue_fini(txlcore.venue);
 	hgw_ctl_fini();
 	if (trading.table != NULL)
 		hgw_table_set_free(&trading.tables);

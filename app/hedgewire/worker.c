@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "journal.h"
+#include "venue.h"
 #include "worker.h"
 #include "hgw_table.h"
 
@@ -1260,6 +1261,8 @@ txlcore_once(struct hgw_txlcore *t)
 								sizeof(h[0]),
 								HGW_WORKER_TXQ,
 								NULL);
+		/* [venue]: the dedup-to-send latency starts here */
+		uint64_t deq = t->venue != NULL && n != 0 ? rte_rdtsc() : 0;
 
 		total += n;
 		for (unsigned int i = 0; i < n; i++) {
@@ -1267,6 +1270,10 @@ txlcore_once(struct hgw_txlcore *t)
 						    h[i].seq, (uint16_t)r)) {
 				t->races_lost++;
 				rte_pktmbuf_free(h[i].m);
+				continue;
+			}
+			if (t->venue != NULL) {
+				hgw_venue_order(t->venue, t, &h[i], deq);
 				continue;
 			}
 			s->rx_tsc[s->n] = h[i].rx_tsc;
@@ -1331,12 +1338,19 @@ hgw_txlcore_main(void *arg)
 			atomic_thread_fence(memory_order_acquire);
 			t->recall_seen = rc;
 			txlcore_recall(t);
+			if (t->venue != NULL)
+				hgw_venue_kill(t->venue, t);
 		}
 		txlcore_once(t);
+		if (t->venue != NULL)
+			hgw_venue_poll(t->venue, t);
 		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
 			      t->out.tx.orders, t->races_lost);
 	}
 	while (txlcore_once(t) != 0)
 		;
+	if (t->venue != NULL) {
+		hgw_venue_stop(t->venue, t);
+	}
 	return 0;
 }

@@ -197,6 +197,9 @@ struct hgw_txlcore {
 	 * when it reads nrings and then finds the rings empty, every order
 	 * has been seen. */
 	_Atomic uint32_t workers_done;
+	/* [venue]: orders go over this session instead of the port
+	 * (venue.h; NULL: to the port) */
+	struct hgw_venue *venue;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
 	struct hgw_snapshot snapshot;
 	struct hgw_sender out;

@@ -1,0 +1,761 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the order session to the venue (venue.h, README "Venue
+ * session").
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <rte_cycles.h>
+#include <rte_errno.h>
+#include <rte_log.h>
+#include <rte_malloc.h>
+#include <rte_mbuf.h>
+
+#include "control.h"
+#include "venue.h"
+#include "worker.h"
+
+#include "hgw_cli.h"
+
+#define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
+
+/* recv at most this often (the TX lcore spins in between) */
+#define VENUE_POLL_NS 5000
+/* messages the answer ring holds; the TX lcore reads the socket only with
+ * more room than one read can fill (HGW_SOUP_IN_BUF / 13: the shortest
+ * Sequenced Data packet, 3 + a 10-byte System Event) */
+#define VENUE_ANSWERS 16384
+#define VENUE_ANSWERS_ROOM (HGW_SOUP_IN_BUF / 13 + 1)
+_Static_assert(VENUE_ANSWERS_ROOM < VENUE_ANSWERS, "answer ring room");
+#define VENUE_OPEN_MAX 65536
+#define VENUE_SYMBOLS 1024
+/* The order frame's SoupBinTCP packet (README "Order bytes") */
+#define ORDER_SOUP_OFF HGW_UDP_TX_HDR_LEN
+#define ORDER_SOUP_LEN (HGW_SOUPBIN_HDR_LEN + HGW_OUCH_ENTER_ORDER_LEN)
+#define ORDER_OUCH_OFF (ORDER_SOUP_OFF + HGW_SOUPBIN_HDR_LEN)
+
+static const char *const unsent_names[] = {
+#define HGW_VENUE_X(c, s) s,
+	HGW_VENUE_UNSENT_REASONS(HGW_VENUE_X)
+#undef HGW_VENUE_X
+};
+
+static FILE *journal;
+static char journal_path[300];
+static uint64_t ctl_lost_seen;
+static uint64_t ctl_posted, ctl_not_posted, ctl_journal_errors;
+static uint64_t ctl_lost_calls;
+static int ctl_closed;          /* after the join: journal only */
+
+static inline uint64_t
+venue_ns(const struct hgw_venue *v, uint64_t tsc)
+{
+	return (uint64_t)((double)(tsc - v->tsc0) * v->ns_per_tsc);
+}
+
+static uint32_t
+today(void)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+
+	localtime_r(&t, &tm);
+	return (uint32_t)((tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 +
+			  tm.tm_mday);
+}
+
+/* The state file: a page, mapped shared; reset on a new day. */
+static struct hgw_venue_state *
+state_map(const char *path, uint64_t *floor)
+{
+	struct hgw_venue_state *st;
+	struct stat sb;
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	uint32_t day = today();
+
+	if (fd < 0)
+		die("[venue] state_file: cannot open '%s': %s", path,
+		    strerror(errno));
+	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
+		die("[venue] state_file: '%s' is not a regular file", path);
+	if (sb.st_size != 0 && sb.st_size != 4096)
+		die("[venue] state_file: '%s' is %lld bytes, not a state file "
+		    "(4096)", path, (long long)sb.st_size);
+	if (sb.st_size == 0 && ftruncate(fd, 4096) != 0)
+		die("[venue] state_file: cannot size '%s': %s", path,
+		    strerror(errno));
+	st = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (st == MAP_FAILED)
+		die("[venue] state_file: cannot map '%s': %s", path,
+		    strerror(errno));
+	if (sb.st_size != 0 && memcmp(st->magic, "HGWVST1", 8) != 0)
+		die("[venue] state_file: '%s' is not a hedgewire state file",
+		    path);
+	if (sb.st_size == 0 || st->day != day) {
+		memset(st, 0, sizeof(*st));
+		memcpy(st->magic, "HGWVST1", 8);
+		st->day = day;
+		atomic_store_explicit(&st->last_user_ref, 0,
+				      memory_order_relaxed);
+		if (msync(st, 4096, MS_SYNC) != 0)
+			die("[venue] state_file: cannot write '%s': %s", path,
+			    strerror(errno));
+	}
+	*floor = atomic_load_explicit(&st->last_user_ref,
+				      memory_order_relaxed);
+	return st;
+}
+
+/* The journal of the venue's messages: a new file every run. */
+static void
+journal_open(const char *path)
+{
+	for (int i = 0; i < 1000; i++) {
+		int fd;
+
+		if (i == 0)
+			snprintf(journal_path, sizeof(journal_path), "%s", path);
+		else
+			snprintf(journal_path, sizeof(journal_path), "%s.%d",
+				 path, i);
+		fd = open(journal_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
+			  0644);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
+			die("[venue] journal: cannot create '%s': %s",
+			    journal_path, strerror(errno));
+		journal = fdopen(fd, "w");
+		if (journal == NULL)
+			die("[venue] journal: '%s': %s", journal_path,
+			    strerror(errno));
+		fprintf(journal, "# hedgewire venue journal: seq rx_unix_ns "
+			"type user_ref qty price match reason len hex\n");
+		return;
+	}
+	die("[venue] journal: '%s' and 999 numbered files after it exist",
+	    path);
+}
+
+struct hgw_venue *
+hgw_venue_init(const struct hgw_config *c)
+{
+	struct hgw_soup_cfg sc;
+	struct hgw_venue *v;
+	struct in_addr a;
+	struct timespec ts;
+
+	if (c->venue_host[0] == '\0')
+		return NULL;
+	if (c->table_file[0] == '\0')
+		die("[venue] host needs trading ([table] file)");
+	if (c->dedup == HGW_DEDUP_MODE_CLAIM || c->dedup == HGW_DEDUP_MODE_NONE)
+		die("[venue] with [run] dedup = %s: every worker sends on its "
+		    "own, so no single owner of the venue session (use "
+		    "tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ? "claim" :
+		    "none");
+	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
+		die("[venue] with [run] dedup = downstream: hgw-dedup would own "
+		    "the session, and the venue's answers have no way back to "
+		    "the replicas yet (use tx-lcore)");
+	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
+		die("bad value for [venue] host: '%s' (expected an IPv4 "
+		    "address)", c->venue_host);
+	if (c->venue_username[0] == '\0')
+		die("[venue] username is required with [venue] host");
+	if (c->venue_state_file[0] == '\0')
+		die("[venue] state_file is required with [venue] host: it keeps "
+		    "the last UserRefNum sent, so a restart never reuses one");
+	if (c->venue_dead_ms <= c->venue_heartbeat_ms)
+		die("bad value for [venue] dead_ms: %u (must exceed "
+		    "heartbeat_ms, %u)", c->venue_dead_ms,
+		    c->venue_heartbeat_ms);
+	if (c->venue_max_ops != 0 && c->venue_max_ops_symbol > c->venue_max_ops)
+		die("bad value for [venue] max_orders_per_sec_per_symbol: %u "
+		    "(above max_orders_per_sec, %u)", c->venue_max_ops_symbol,
+		    c->venue_max_ops);
+
+	v = rte_zmalloc("hgw_venue", sizeof(*v), RTE_CACHE_LINE_SIZE);
+	if (v == NULL)
+		die("cannot allocate the venue session");
+	memset(&sc, 0, sizeof(sc));
+	sc.ip = ntohl(a.s_addr);
+	sc.port = c->venue_port;
+	if (hgw_soup_field(sc.username, 6, c->venue_username) != 0)
+		die("bad value for [venue] username: '%s' (printable ASCII)",
+		    c->venue_username);
+	if (hgw_soup_field(sc.password, 10, c->venue_password) != 0)
+		die("bad value for [venue] password (printable ASCII)");
+	if (hgw_soup_field(sc.session, 10, c->venue_session) != 0)
+		die("bad value for [venue] session: '%s' (printable ASCII)",
+		    c->venue_session);
+	sc.heartbeat_ns = (uint64_t)c->venue_heartbeat_ms * 1000000;
+	sc.dead_ns = (uint64_t)c->venue_dead_ms * 1000000;
+	sc.reconnect_ns = (uint64_t)c->venue_reconnect_ms * 1000000;
+	sc.out_bytes = 1 << 16;
+	sc.busy_poll_us = 50;
+	/* next_seq 1: the whole session so far (a restart's replicas start
+	 * from nothing, and take back what the venue did today) */
+	if (hgw_soup_init(&v->soup, &sc, 1) != 0)
+		die("cannot set up the venue session: %s", strerror(errno));
+
+	v->answers = rte_ring_create_elem("hgw_venue_answers",
+		sizeof(struct hgw_venue_msg), VENUE_ANSWERS, rte_socket_id(),
+		RING_F_SP_ENQ | RING_F_SC_DEQ);
+	if (v->answers == NULL)
+		die("cannot create the venue answer ring: %s",
+		    rte_strerror(rte_errno));
+	v->state = state_map(c->venue_state_file, &v->floor);
+	v->cancel_on_disconnect = (int)c->venue_cancel_on_disconnect;
+	v->cap_total = c->venue_max_ops;
+	v->cap_symbol = c->venue_max_ops_symbol;
+	if (v->cap_total != 0) {
+		v->total_times = rte_zmalloc("hgw_venue_rate",
+			sizeof(uint64_t) * v->cap_total, RTE_CACHE_LINE_SIZE);
+		if (v->total_times == NULL)
+			die("cannot allocate [venue] max_orders_per_sec = %u",
+			    v->cap_total);
+	}
+	if (v->cap_symbol != 0) {
+		v->nsyms = VENUE_SYMBOLS;
+		v->syms = rte_zmalloc("hgw_venue_syms",
+			sizeof(*v->syms) * v->nsyms, RTE_CACHE_LINE_SIZE);
+		v->sym_times = rte_zmalloc("hgw_venue_symrate",
+			sizeof(uint64_t) * v->nsyms * v->cap_symbol,
+			RTE_CACHE_LINE_SIZE);
+		if (v->syms == NULL || v->sym_times == NULL)
+			die("cannot allocate [venue] "
+			    "max_orders_per_sec_per_symbol = %u", v->cap_symbol);
+	}
+	v->open_max = VENUE_OPEN_MAX;
+	v->open = rte_zmalloc("hgw_venue_open",
+			      sizeof(*v->open) * v->open_max,
+			      RTE_CACHE_LINE_SIZE);
+	if (v->open == NULL)
+		die("cannot allocate the open-order table");
+	hgw_hist_init_precision(&v->send_lat, c->latency_bits);
+	if (c->venue_journal[0] != '\0')
+		journal_open(c->venue_journal);
+	v->hz = rte_get_tsc_hz();
+	v->ns_per_tsc = 1e9 / (double)v->hz;
+	v->poll_tsc = v->hz / (1000000000 / VENUE_POLL_NS);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	v->tsc0 = rte_rdtsc();
+	v->epoch_ns0 = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+	hgw_soup_start(&v->soup, 0);
+	printf("venue: %s:%u user '%s' session '%s', heartbeat %u ms, dead "
+	       "after %u ms, reconnect %u ms; UserRefNum floor %" PRIu64
+	       " (state_file %s, day %u); caps %u/s, %u/s per instrument; "
+	       "cancel_on_disconnect %s; journal %s\n", c->venue_host,
+	       c->venue_port, c->venue_username,
+	       c->venue_session[0] ? c->venue_session : "(current)",
+	       c->venue_heartbeat_ms, c->venue_dead_ms, c->venue_reconnect_ms,
+	       v->floor, c->venue_state_file, v->state->day, v->cap_total,
+	       v->cap_symbol, v->cancel_on_disconnect ? "yes" : "no",
+	       journal != NULL ? journal_path : "none");
+	return v;
+}
+
+/* ---- TX lcore ---------------------------------------------------------- */
+
+/* Hand a trigger back as unsent: the control plane posts an UNSENT
+ * event, as for the kill switch's recalls. The recalled ring's overflow
+ * waits in back[] (bounded; beyond it, counted as lost). */
+static void
+give_back(struct hgw_venue *v, struct hgw_txlcore *t, uint64_t key,
+	  uint64_t seq, enum hgw_venue_unsent why)
+{
+	struct hgw_recalled rc = { key, seq };
+
+	v->unsent[why]++;
+	if (v->back_n == 0 &&
+	    rte_ring_sp_enqueue_elem(t->recalled, &rc, sizeof(rc)) == 0)
+		return;
+	if (v->back_n == RTE_DIM(v->back)) {
+		v->unsent_lost++;
+		return;
+	}
+	v->back[(v->back_head + v->back_n++) % RTE_DIM(v->back)].key = key;
+	v->back[(v->back_head + v->back_n - 1) % RTE_DIM(v->back)].seq = seq;
+}
+
+static void
+back_drain(struct hgw_venue *v, struct hgw_txlcore *t)
+{
+	while (v->back_n != 0) {
+		struct hgw_recalled rc = { v->back[v->back_head].key,
+					   v->back[v->back_head].seq };
+
+		if (rte_ring_sp_enqueue_elem(t->recalled, &rc, sizeof(rc)) != 0)
+			return;
+		v->back_head = (v->back_head + 1) % RTE_DIM(v->back);
+		v->back_n--;
+	}
+}
+
+/* The per-instrument slot of symbol (8 bytes), or NULL when full. */
+static struct hgw_venue_sym *
+sym_slot(struct hgw_venue *v, uint64_t sym)
+{
+	uint32_t h = (uint32_t)((sym * 0x9e3779b97f4a7c15ull) >> 40);
+
+	for (uint32_t i = 0; i < v->nsyms; i++) {
+		struct hgw_venue_sym *s = &v->syms[(h + i) & (v->nsyms - 1)];
+
+		if (s->sym == sym)
+			return s;
+		if (s->sym == 0) {
+			s->sym = sym;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* Sliding window: an order may go at now when fewer than cap went in
+ * the last second, i.e. the cap-th last one is at least 1 s old. */
+static inline int
+window_full(const uint64_t *times, uint32_t head, uint32_t n, uint32_t cap,
+	    uint64_t now, uint64_t hz)
+{
+	return n == cap && now - times[head] < hz;
+}
+
+static inline void
+window_add(uint64_t *times, uint32_t *head, uint32_t *n, uint32_t cap,
+	   uint64_t now)
+{
+	if (*n < cap) {
+		times[(*head + *n) % cap] = now;
+		(*n)++;
+	} else {
+		times[*head] = now;
+		*head = (*head + 1) % cap;
+	}
+}
+
+static struct hgw_venue_open *
+open_find(struct hgw_venue *v, uint32_t user_ref)
+{
+	uint32_t lo = 0, hi = v->open_n;
+
+	/* UserRefNums are sent in increasing order: open[] is sorted */
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (v->open[mid].user_ref < user_ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < v->open_n && v->open[lo].user_ref == user_ref ?
+		&v->open[lo] : NULL;
+}
+
+/* Drop the orders that are done from open[] (keeps the order). */
+static void
+open_compact(struct hgw_venue *v)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < v->open_n; i++)
+		if (v->open[i].qty != 0)
+			v->open[j++] = v->open[i];
+	if (v->cancel_next > j)
+		v->cancel_next = j;
+	v->open_n = j;
+}
+
+/* A packet the session could not write whole before a drop: if it is
+ * one of our orders, the venue never had it. */
+static void
+on_dropped(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct hgw_txlcore *t = arg;
+	struct hgw_venue *v = t->venue;
+	struct hgw_venue_open *o;
+
+	if (len != ORDER_SOUP_LEN || pkt[3] != 'O')
+		return;         /* a cancel: sent again after the next login */
+	o = open_find(v, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
+		      (uint32_t)pkt[6] << 8 | pkt[7]);
+	if (o == NULL)
+		return;
+	v->sent--;
+	t->out.tx.orders--;
+	give_back(v, t, o->key, o->seq, HGW_VENUE_UNSENT_DROPPED);
+	o->qty = 0;
+}
+
+void
+hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
+		const struct hgw_handoff *h, uint64_t deq_tsc)
+{
+	struct hgw_sender *s = &t->out;
+	const uint8_t *f = rte_pktmbuf_mtod(h->m, const uint8_t *);
+	const uint8_t *o = f + ORDER_OUCH_OFF;
+	uint32_t ref = (uint32_t)o[1] << 24 | (uint32_t)o[2] << 16 |
+		       (uint32_t)o[3] << 8 | o[4];
+	uint32_t qty = (uint32_t)o[6] << 24 | (uint32_t)o[7] << 16 |
+		       (uint32_t)o[8] << 8 | o[9];
+	struct hgw_venue_sym *sym = NULL;
+	enum hgw_venue_unsent why;
+	uint64_t now = rte_rdtsc(), sk;
+
+	if (!hgw_soup_up(&v->soup)) {
+		why = HGW_VENUE_UNSENT_DOWN;
+		goto unsent;
+	}
+	if (ref <= v->floor) {
+		why = HGW_VENUE_UNSENT_USER_REF;
+		goto unsent;
+	}
+	if (v->cap_total != 0 &&
+	    window_full(v->total_times, v->total_head, v->total_n,
+			v->cap_total, now, v->hz)) {
+		why = HGW_VENUE_UNSENT_RATE_TOTAL;
+		goto unsent;
+	}
+	if (v->cap_symbol != 0) {
+		memcpy(&sk, o + 10, 8);
+		sym = sym_slot(v, sk);
+		if (sym == NULL) {
+			why = HGW_VENUE_UNSENT_SYMBOLS_FULL;
+			goto unsent;
+		}
+		if (window_full(v->sym_times + (size_t)(sym - v->syms) *
+				v->cap_symbol, sym->head, sym->n,
+				v->cap_symbol, now, v->hz)) {
+			why = HGW_VENUE_UNSENT_RATE_SYMBOL;
+			goto unsent;
+		}
+	}
+	if (v->open_n == v->open_max) {
+		open_compact(v);
+		if (v->open_n == v->open_max) {
+			why = HGW_VENUE_UNSENT_OPEN_FULL;
+			goto unsent;
+		}
+	}
+	/* the floor first: a crash after it skips this number, and one
+	 * before it has not sent the order */
+	v->floor = ref;
+	atomic_store_explicit(&v->state->last_user_ref, ref,
+			      memory_order_relaxed);
+	v->open[v->open_n++] = (struct hgw_venue_open){ ref, qty, h->key,
+							h->seq };
+	v->sent++;
+	s->tx.orders++;
+	if (hgw_soup_send_framed(&v->soup, f + ORDER_SOUP_OFF, ORDER_SOUP_LEN,
+				 venue_ns(v, now)) != 0) {
+		v->open_n--;
+		v->sent--;
+		s->tx.orders--;
+		why = HGW_VENUE_UNSENT_OUT_FULL;
+		goto unsent;
+	}
+	if (!hgw_soup_up(&v->soup)) {
+		/* the socket failed on it: on_dropped handed it back */
+		rte_pktmbuf_free(h->m);
+		return;
+	}
+	now = rte_rdtsc();
+	hgw_hist_record(&v->send_lat, now - deq_tsc);
+	hgw_hist_record(&s->rx_to_tx, now - h->rx_tsc);
+	s->misses += now - h->rx_tsc > s->miss_tsc;
+	v->state->orders++;
+	if (v->cap_total != 0)
+		window_add(v->total_times, &v->total_head, &v->total_n,
+			   v->cap_total, now);
+	if (sym != NULL)
+		window_add(v->sym_times + (size_t)(sym - v->syms) *
+			   v->cap_symbol, &sym->head, &sym->n, v->cap_symbol,
+			   now);
+	if (s->journal != NULL) {
+		struct hgw_journal_rec *r = &s->jrec[0];
+
+		r->tsc = now;
+		r->len = HGW_ORDER_FRAME_LEN;
+		memcpy(r->frame, f, HGW_ORDER_FRAME_LEN);
+		if (rte_ring_sp_enqueue_elem(s->journal, r, sizeof(*r)) != 0)
+			s->tx.journal_full++;
+	}
+	rte_pktmbuf_free(h->m);
+	return;
+unsent:
+	give_back(v, t, h->key, h->seq, why);
+	rte_pktmbuf_free(h->m);
+}
+
+/* Send the cancels still due (from cancel_next on). */
+static void
+cancel_run(struct hgw_venue *v, uint64_t now)
+{
+	while (v->cancel_next < v->open_n) {
+		struct hgw_venue_open *o = &v->open[v->cancel_next];
+		uint8_t x[HGW_OUCH_CANCEL_ORDER_LEN];
+
+		if (o->qty != 0) {
+			hgw_ouch_cancel_order(x, o->user_ref, 0);
+			if (hgw_soup_send(&v->soup, x, sizeof(x),
+					  venue_ns(v, now)) != 0)
+				return; /* full or down: later */
+			v->cancels_sent++;
+		}
+		v->cancel_next++;
+	}
+	v->cancel_pending = 0;
+}
+
+void
+hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t)
+{
+	(void)t;
+	v->kills++;
+	open_compact(v);
+	v->cancel_next = 0;
+	v->cancel_pending = 1;
+	if (hgw_soup_up(&v->soup))
+		cancel_run(v, rte_rdtsc());
+}
+
+/* One sequenced message from the venue, in sequence order. */
+static void
+on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
+{
+	struct hgw_txlcore *t = arg;
+	struct hgw_venue *v = t->venue;
+	struct hgw_venue_msg m;
+	const char *why = NULL;
+	struct hgw_venue_open *o;
+
+	memset(&m, 0, sizeof(m));
+	m.rx_ns = v->epoch_ns0 + venue_ns(v, rte_rdtsc());
+	m.len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);
+	memcpy(m.raw, msg, len < HGW_VENUE_RAW ? len : HGW_VENUE_RAW);
+	v->msgs++;
+	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
+		m.ok = 1;
+		o = m.a.type == HGW_OUCH_SYSTEM_EVENT ? NULL :
+			open_find(v, m.a.user_ref);
+		switch (m.a.type) {
+		case HGW_OUCH_ACCEPTED:
+			if (o != NULL)
+				o->qty = m.a.qty;
+			break;
+		case HGW_OUCH_CANCELED:
+		case HGW_OUCH_AIQ_CANCELED:
+			if (v->kills != 0) {
+				v->venue_cancelled++;
+				v->venue_cancelled_qty += m.a.qty;
+			}
+			/* fall through */
+		case HGW_OUCH_EXECUTED:
+			if (o != NULL)
+				o->qty = o->qty > m.a.qty ? o->qty - m.a.qty : 0;
+			break;
+		case HGW_OUCH_REJECTED:
+			if (o != NULL)
+				o->qty = 0;
+			break;
+		case HGW_OUCH_MODIFIED:
+			if (o != NULL)
+				o->qty = m.a.qty;
+			break;
+		default:
+			break;
+		}
+	} else {
+		v->answers_bad++;
+		m.a.seq = seq;
+		m.a.type = len != 0 ? msg[0] : 0;
+	}
+	if (rte_ring_sp_enqueue_elem(v->answers, &m, sizeof(m)) != 0)
+		v->answers_lost++;
+}
+
+void
+hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
+{
+	uint64_t now = rte_rdtsc();
+
+	if (v->back_n != 0)
+		back_drain(v, t);
+	if (now < v->next_poll)
+		return;
+	v->next_poll = now + v->poll_tsc;
+	/* read only with room for all one read can deliver: a venue
+	 * message is never dropped on its way to the replicas */
+	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM)
+		return;
+	v->soup.drop_fn = on_dropped;
+	v->soup.drop_arg = t;
+	hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
+	if (v->soup.st.lost_up != v->lost_seen_up) {
+		v->lost_seen_up = (uint32_t)v->soup.st.lost_up;
+		/* what was open: with cancel_on_disconnect the venue has
+		 * cancelled it (and says so after the next login); else it
+		 * is cancelled after the next login (the kill that follows
+		 * asks for it) */
+		/* release: the counters above happen-before the control
+		 * lcore's acquire load that sees the new value */
+		atomic_store_explicit(&v->shared.lost, v->lost_seen_up,
+				      memory_order_release);
+	}
+	atomic_store_explicit(&v->shared.up, hgw_soup_up(&v->soup),
+			      memory_order_relaxed);
+	if (v->cancel_pending && hgw_soup_up(&v->soup)) {
+		if (v->cancel_on_disconnect && v->soup.st.lost_up != 0 &&
+		    v->soup.st.logins > 1) {
+			/* the venue cancelled everything at the drop */
+			v->cancel_pending = 0;
+		} else {
+			cancel_run(v, now);
+		}
+	}
+}
+
+void
+hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
+{
+	uint64_t end = rte_rdtsc() + v->hz / 5;
+
+	/* the venue's answers to the last orders (200 ms at most) */
+	while (hgw_soup_up(&v->soup) && rte_rdtsc() < end)
+		hgw_venue_poll(v, t);
+	hgw_soup_stop(&v->soup, venue_ns(v, rte_rdtsc()));
+	atomic_store_explicit(&v->shared.up, 0, memory_order_relaxed);
+}
+
+/* ---- control lcore ------------------------------------------------------ */
+
+static void
+journal_line(const struct hgw_venue_msg *m)
+{
+	size_t n = m->len < HGW_VENUE_RAW ? m->len : HGW_VENUE_RAW;
+
+	if (journal == NULL)
+		return;
+	fprintf(journal, "%" PRIu64 " %" PRIu64 " %c %" PRIu32 " %" PRIu32
+		" %" PRIu64 " %" PRIu64 " %u %u ", m->a.seq, m->rx_ns,
+		m->a.type >= 0x21 && m->a.type < 0x7f ? m->a.type : '?',
+		m->a.user_ref, m->a.qty, m->a.price, m->a.match, m->a.reason,
+		m->len);
+	for (size_t i = 0; i < n; i++)
+		fprintf(journal, "%02x", m->raw[i]);
+	if (fprintf(journal, "%s\n", m->ok ? "" : " BAD") < 0)
+		ctl_journal_errors++;
+}
+
+void
+hgw_venue_ctl_poll(struct hgw_venue *v)
+{
+	struct hgw_venue_msg m[32];
+	unsigned int n;
+	/* acquire: pairs with the TX lcore's release of the new count */
+	uint32_t lost = atomic_load_explicit(&v->shared.lost,
+					     memory_order_acquire);
+
+	while ((n = rte_ring_sc_dequeue_burst_elem(v->answers, m, sizeof(m[0]),
+						   RTE_DIM(m), NULL)) != 0)
+		for (unsigned int i = 0; i < n; i++) {
+			journal_line(&m[i]);
+			if (ctl_closed)
+				continue;
+			if (!m[i].ok) {
+				/* an answer the replicas cannot take: they
+				 * would miss what it says, so stop trading */
+				ctl_not_posted++;
+				ctl_lost_calls++;
+				hgw_ctl_session_lost();
+				continue;
+			}
+			if (hgw_ctl_venue_answer(&m[i].a) == 0)
+				ctl_posted++;
+			else
+				ctl_not_posted++;
+		}
+	if (journal != NULL && fflush(journal) != 0)
+		ctl_journal_errors++;
+	if (lost != ctl_lost_seen && !ctl_closed) {
+		ctl_lost_seen = lost;
+		ctl_lost_calls++;
+		hgw_ctl_session_lost();
+	}
+}
+
+uint64_t
+hgw_venue_report(struct hgw_venue *v, FILE *out)
+{
+	const struct hgw_soup_stats *st = &v->soup.st;
+	uint64_t unsent = 0;
+
+	/* what came after the replicas stopped goes to the journal only */
+	ctl_closed = 1;
+	hgw_venue_ctl_poll(v);
+	fprintf(out, "venue: orders sent %" PRIu64 ", UserRefNum last %" PRIu64
+		", connects %" PRIu64 " (failed %" PRIu64 "), logins %" PRIu64
+		", rejected %" PRIu64 ", sessions lost %" PRIu64 " (last: %s)\n",
+		v->sent, (uint64_t)atomic_load_explicit(&v->state->last_user_ref,
+							memory_order_relaxed),
+		st->connects, st->connect_failed, st->logins, st->rejects,
+		st->lost_up, hgw_soup_loss_name(v->soup.last_loss));
+	for (int i = 0; i < HGW_VENUE_UNSENT_MAX; i++) {
+		unsent += v->unsent[i];
+		if (v->unsent[i] != 0)
+			fprintf(out, "venue: unsent (%s) %" PRIu64 "\n",
+				unsent_names[i], v->unsent[i]);
+	}
+	fprintf(out, "venue: unsent %" PRIu64 " in all, handed back as "
+		"UNSENT (lost: %" PRIu64 ")\n", unsent, v->unsent_lost);
+	fprintf(out, "venue: messages %" PRIu64 " (bad %" PRIu64 ", lost %"
+		PRIu64 "), to the replicas %" PRIu64 ", not taken %" PRIu64
+		", journal %s%s\n", v->msgs, v->answers_bad,
+		v->answers_lost, ctl_posted, ctl_not_posted,
+		journal != NULL ? journal_path : "none",
+		ctl_journal_errors ? " (WRITE ERRORS)" : "");
+	fprintf(out, "venue: soupbin heartbeats sent %" PRIu64 " received %"
+		PRIu64 ", duplicates %" PRIu64 ", malformed %" PRIu64
+		", unknown %" PRIu64 ", out-of-sequence %" PRIu64
+		", refused full %" PRIu64 ", partial writes %" PRIu64
+		", dropped unwritten %" PRIu64 "\n", st->hb_sent, st->hb_recv,
+		st->duplicates, st->malformed, st->unknown,
+		st->out_of_sequence, st->refused_full, st->partial_writes,
+		st->dropped_out);
+	fprintf(out, "venue: kills %" PRIu64 ", cancels sent %" PRIu64
+		", cancelled by the venue after a kill %" PRIu64 " (%" PRIu64
+		" shares), session-lost kills %" PRIu64 "\n", v->kills,
+		v->cancels_sent, v->venue_cancelled, v->venue_cancelled_qty,
+		ctl_lost_calls);
+	hgw_hist_print(&v->send_lat, out, "venue_send",
+		       1e9 / (double)rte_get_tsc_hz(),
+		       "ns, dedup dequeue to send() returned, per order");
+	return v->answers_lost + v->unsent_lost;
+}
+
+void
+hgw_venue_fini(struct hgw_venue *v)
+{
+	if (v == NULL)
+		return;
+	if (journal != NULL)
+		fclose(journal);
+	journal = NULL;
+	munmap(v->state, 4096);
+	hgw_soup_fini(&v->soup);
+	rte_ring_free(v->answers);
+	rte_free(v->total_times);
+	rte_free(v->syms);
+	rte_free(v->sym_times);
+	rte_free(v->open);
+	rte_free(v);
+}

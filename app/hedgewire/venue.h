@@ -1,0 +1,172 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the order session to the venue ([venue], README "Venue
+ * session"): SoupBinTCP to an OUCH 5.0 port, owned by the TX lcore in
+ * tx-lcore mode.
+ *
+ * Threads: the TX lcore alone drives the socket (lib/soupbin), sends
+ * each deduplicated order, applies the wall-clock rate caps and the
+ * UserRefNum floor, and cancels open orders on a kill. It hands every
+ * sequenced message it receives, in sequence order, to the control lcore
+ * over an SP/SC ring; the control lcore journals it and gives it to the
+ * replicas (hgw_ctl_venue_answer), and turns a lost session into a kill
+ * (hgw_ctl_session_lost). Orders that do not go are handed back through
+ * the TX lcore's recalled ring, as the kill switch's are (UNSENT).
+ */
+#ifndef HGW_APP_VENUE_H
+#define HGW_APP_VENUE_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <rte_common.h>
+#include <rte_ring.h>
+
+#include "config.h"
+#include "hgw_latency.h"
+#include "hgw_order.h"
+#include "hgw_soupbin.h"
+
+struct hgw_txlcore;
+struct hgw_handoff;
+
+/* Why an order that passed dedup did not go to the venue. */
+#define HGW_VENUE_UNSENT_REASONS(X)                                          \
+	X(DOWN, "session down")                                              \
+	X(USER_REF, "UserRefNum not above the last one sent today")          \
+	X(RATE_TOTAL, "over max_orders_per_sec")                             \
+	X(RATE_SYMBOL, "over max_orders_per_sec_per_symbol")                 \
+	X(SYMBOLS_FULL, "too many instruments for the per-symbol cap")       \
+	X(OUT_FULL, "session output buffer full")                            \
+	X(OPEN_FULL, "open-order table full")                                \
+	X(DROPPED, "not wholly written when the session dropped")
+
+enum hgw_venue_unsent {
+#define HGW_VENUE_X(c, s) HGW_VENUE_UNSENT_##c,
+	HGW_VENUE_UNSENT_REASONS(HGW_VENUE_X)
+#undef HGW_VENUE_X
+	HGW_VENUE_UNSENT_MAX
+};
+
+/* One sequenced message, TX lcore -> control lcore. */
+#define HGW_VENUE_RAW 160
+struct hgw_venue_msg {
+	struct hgw_ouch_answer a;       /* decoded (ok) */
+	uint64_t rx_ns;                 /* received, ns since the Unix epoch */
+	uint16_t len;                   /* whole message length */
+	uint8_t ok;                     /* 1: decoded; 0: why in raw */
+	uint8_t pad[5];
+	uint8_t raw[HGW_VENUE_RAW];     /* its first bytes */
+};
+_Static_assert(sizeof(struct hgw_venue_msg) % 8 == 0, "ring element size");
+
+/* The per-run file of the venue's sequenced messages, the state file's
+ * mapping and the session counters the summary prints. */
+struct hgw_venue_state {
+	char magic[8];                  /* "HGWVST1" */
+	uint32_t day;                   /* YYYYMMDD, local time */
+	uint32_t pad;
+	/* The last UserRefNum handed to the socket today. Stored (relaxed:
+	 * nobody reads it while we run; MAP_SHARED puts it in the page
+	 * cache, which a SIGKILL keeps) before the send, so a crash can
+	 * skip a number, never repeat one. */
+	_Atomic uint64_t last_user_ref;
+	uint64_t orders;                /* orders sent today (informative) */
+};
+
+struct hgw_venue_open {
+	uint32_t user_ref;
+	uint32_t qty;                   /* open quantity (0: done) */
+	uint64_t key, seq;              /* its trigger */
+};
+
+struct hgw_venue_sym {
+	uint64_t sym;                   /* 8 symbol bytes; 0: free slot */
+	uint32_t head, n;               /* ring of send times in times[] */
+};
+
+struct hgw_venue {
+	/* Written by the TX lcore, read live by the control lcore. */
+	struct {
+		/* Sessions lost after Login Accepted. Release by the TX
+		 * lcore after the loss is counted; the control lcore loads
+		 * it with acquire and calls hgw_ctl_session_lost() once per
+		 * increase. */
+		_Atomic uint32_t lost;
+		/* 1 while logged in; relaxed (telemetry, summary). */
+		_Atomic uint32_t up;
+	} shared __rte_cache_aligned;
+
+	/* TX lcore only from here (the control lcore reads the counters
+	 * after the join). */
+	struct hgw_soup soup;
+	struct rte_ring *answers;       /* struct hgw_venue_msg, SP/SC */
+	uint64_t tsc0, epoch_ns0;       /* TSC at init, and the time then */
+	double ns_per_tsc;
+	uint64_t poll_tsc, next_poll;   /* recv at most every poll_tsc */
+	uint64_t hz;
+	uint32_t lost_seen_up;          /* soup.st.lost_up last published */
+	int cancel_on_disconnect;
+	struct hgw_venue_state *state;  /* mapped state_file */
+	uint64_t floor;                 /* UserRefNums <= this are refused */
+	/* wall-clock caps (0: off): the send TSC of the last cap orders */
+	uint32_t cap_total, cap_symbol;
+	uint32_t total_head, total_n;
+	uint64_t *total_times;
+	uint32_t nsyms;                 /* slots (a power of two) */
+	struct hgw_venue_sym *syms;
+	uint64_t *sym_times;            /* nsyms x cap_symbol */
+	/* orders sent and not known to be done, by UserRefNum (increasing) */
+	uint32_t open_max, open_n;
+	struct hgw_venue_open *open;
+	/* kill: cancels to send (index into open[]), 0/1 pending */
+	int cancel_pending;
+	uint32_t cancel_next;
+	uint64_t kills;
+	/* counters */
+	uint64_t sent;
+	uint64_t unsent[HGW_VENUE_UNSENT_MAX];
+	uint64_t unsent_lost;           /* the recalled ring was full */
+	uint64_t cancels_sent;          /* Cancel Order messages */
+	uint64_t venue_cancelled;       /* Canceled answers after a kill */
+	uint64_t venue_cancelled_qty;
+	uint64_t msgs, answers_bad, answers_lost;
+	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */
+	struct hgw_hist send_lat;
+	/* overflow of the recalled ring: handed back as room appears */
+	uint32_t back_head, back_n;
+	struct { uint64_t key, seq; } back[4096];
+};
+
+/* Start-up (main lcore): check [venue] against the rest of the
+ * configuration, map the state file, allocate, and connect at the TX
+ * lcore's first poll. Exits with one line on bad input. NULL when no
+ * [venue] host is configured. */
+struct hgw_venue *hgw_venue_init(const struct hgw_config *c);
+
+/* TX lcore: one deduplicated order (h: its trigger and mbuf, freed
+ * here): sent on the session, or handed back as unsent. */
+void hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
+		     const struct hgw_handoff *h, uint64_t deq_tsc);
+
+/* TX lcore, every loop: the socket when due, pending cancels. */
+void hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t);
+
+/* TX lcore: the kill switch went on: cancel every open order. */
+void hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t);
+
+/* TX lcore, on its way out: Logout Request and close. */
+void hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t);
+
+/* Control lcore, every millisecond (and once after the join): journal
+ * and hand over the venue's messages, and a lost session as a kill. */
+void hgw_venue_ctl_poll(struct hgw_venue *v);
+
+/* After the join: the session's counters. Returns what went wrong that
+ * the replicas could not be told of: venue messages lost on their way,
+ * and unsent orders that could not be handed back (0: none). */
+uint64_t hgw_venue_report(struct hgw_venue *v, FILE *out);
+
+void hgw_venue_fini(struct hgw_venue *v);
+
+#endif /* HGW_APP_VENUE_H */
