@@ -133,6 +133,8 @@ static const struct key keys[] = {
 	  HGW_RISK_MAX_WINDOW_ORDERS, "10"),
 	K("risk", "max_orders_total", KEY_U32, max_orders_total, 1,
 	  HGW_RISK_MAX_WINDOW_ORDERS, "100"),
+	K("risk", "max_open_orders", KEY_U32, max_open_orders, 1,
+	  HGW_RISK_MAX_OPEN_ORDERS, "1000"),
 	K("order", "port",    KEY_U16,  tx_port, 0, RTE_MAX_ETHPORTS - 1, "0"),
 	K("order", "src_mac", KEY_MAC,  src_mac, 0, 0, "02:00:00:00:00:01"),
 	K("order", "dst_mac", KEY_MAC,  dst_mac, 0, 0, "02:00:00:00:00:02"),
@@ -349,6 +351,13 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 	}
 	}
 	return -1;
+}
+
+int
+hgw_config_venue(const struct hgw_config *c)
+{
+	(void)c;
+	return 0;	/* no [venue] section yet */
 }
 
 void

@@ -84,6 +84,7 @@ struct hgw_config {
 	uint32_t window_ms;
 	uint32_t max_orders_instrument;
 	uint32_t max_orders_total;
+	uint32_t max_open_orders;
 
 	/* [order] */
 	uint16_t tx_port;         /* DPDK port orders leave on */
@@ -143,6 +144,9 @@ uint32_t hgw_config_poison_bytes(const struct hgw_config *c);
 
 /* Fill c with every key's default. */
 void hgw_config_defaults(struct hgw_config *c);
+
+/* Does a venue session answer the orders (positions from its fills)? */
+int hgw_config_venue(const struct hgw_config *c);
 
 /* Load an INI file over the defaults. Returns 0, or -1 after writing one
  * line naming the file and the bad section, key or value into err. */

@@ -78,6 +78,7 @@ static struct {
 	struct hgw_table_set *tables;   /* NULL: feed only / after fini */
 	struct hgw_txlcore *txl;        /* tx-lcore mode: kill recalls */
 	uint64_t unsent_posted;
+	uint64_t venue_posted, venue_failed;    /* venue answers */
 	int closed;
 	int membarrier;                 /* 1: registered; 0: workers fence */
 	FILE *log;
@@ -708,6 +709,9 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 	memset(&ctl.rconf, 0, sizeof(ctl.rconf));
 	ctl.rconf.max_orders_instrument = c->max_orders_instrument;
 	ctl.rconf.max_orders_total = c->max_orders_total;
+	ctl.rconf.venue = hgw_config_venue(c);
+	ctl.rconf.max_open_orders = c->max_open_orders;
+	ctl.rconf.cap_open_orders = RTE_MAX(c->max_open_orders, 4096u);
 	/* checked already by the workers' own risk configuration */
 	hgw_risk_parse_disable(&ctl.rconf, c->risk_disable);
 	ctl.limits[HGW_RISK_LIMIT_MAX_QUANTITY] = c->max_quantity;
@@ -718,6 +722,8 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 	ctl.limits[HGW_RISK_LIMIT_MAX_ORDERS_INSTRUMENT] =
 		c->max_orders_instrument;
 	ctl.limits[HGW_RISK_LIMIT_MAX_ORDERS_TOTAL] = c->max_orders_total;
+	ctl.limits[HGW_RISK_LIMIT_MAX_OPEN_ORDERS] =
+		ctl.rconf.venue ? c->max_open_orders : 0;
 	ctl.membarrier = syscall(__NR_membarrier,
 				 MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED,
 				 0, 0) == 0;
@@ -952,9 +958,26 @@ hgw_ctl_session_lost(void)
 int
 hgw_ctl_venue_answer(const struct hgw_ouch_answer *a)
 {
-	/* placeholder until the replicas take venue answers as events */
-	(void)a;
-	return -1;
+	struct hgw_event e = { .type = HGW_EVENT_VENUE, .value = a->seq };
+	char err[128];
+	int rc;
+
+	e.venue = (struct hgw_event_venue){
+		.user_ref = a->user_ref, .orig_user_ref = a->orig_user_ref,
+		.qty = a->qty, .type = a->type, .side = a->side,
+		.reason = a->reason, .price = a->price };
+	pthread_mutex_lock(&ctl.lock);
+	rc = post(&e, 0, err, sizeof(err));
+	if (rc == 0)
+		ctl.venue_posted++;
+	else
+		ctl.venue_failed++;
+	pthread_mutex_unlock(&ctl.lock);
+	if (rc != 0)
+		RTE_LOG(ERR, HGW_CTL, "venue answer %" PRIu64 " (%c, "
+			"UserRefNum %" PRIu32 ") not taken by the replicas: "
+			"%s\n", a->seq, a->type, a->user_ref, err);
+	return rc;
 }
 
 void
@@ -1089,6 +1112,16 @@ hgw_ctl_report(FILE *out)
 			" (SOME NOT: the run stopped first)" : "");
 		if (left != 0 || ctl.txl->recalled_lost != 0)
 			bad = 1;
+	}
+	if (ctl.venue_posted != 0 || ctl.venue_failed != 0) {
+		fprintf(out, "venue: %" PRIu64 " answers taken by the replicas "
+			"as events", ctl.venue_posted);
+		if (ctl.venue_failed != 0) {
+			fprintf(out, "; %" PRIu64 " NOT (no replica was "
+				"racing)", ctl.venue_failed);
+			bad = 1;
+		}
+		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < ctl.n; i++)
 		if (ctl.w[i].unsent_missing != 0) {

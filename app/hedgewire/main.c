@@ -403,6 +403,9 @@ risk_conf(const struct hgw_config *c, struct hgw_risk_conf *r)
 	r->window_ns = (uint64_t)c->window_ms * 1000000u;
 	r->max_orders_instrument = c->max_orders_instrument;
 	r->max_orders_total = c->max_orders_total;
+	r->max_open_orders = c->max_open_orders;
+	r->cap_open_orders = RTE_MAX(c->max_open_orders, 4096u);
+	r->venue = hgw_config_venue(c);
 	r->kill = c->kill != 0;
 	if (hgw_risk_parse_disable(r, c->risk_disable) < 0)
 		die("[risk] disable: bad list '%s'", c->risk_disable);
@@ -838,6 +841,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 				die("cannot allocate %zu KB of risk state for "
 				    "worker %u", risksz >> 10, i);
 			w[i].risk = hgw_risk_init(mem, &rc);
+			w[i].venue = rc.venue;
 			/* each worker reads its own replica; with one per
 			 * worker it is also the replica's one writer (patch
 			 * events), else live patches are refused */
@@ -1061,6 +1065,20 @@ print_summary(const struct hgw_worker *w, enum stop_reason why)
 		printf("  reject_%-15s %" PRIu64 "\n",
 		       hgw_risk_reject_name((enum hgw_risk_reject)r),
 		       hgw_risk_stats(w->risk)->rejects[r]);
+	if (w->venue) {
+		const struct hgw_risk_stats *rs = hgw_risk_stats(w->risk);
+
+		printf("  %-22s %" PRIu64 "\n", "venue_filled_shares",
+		       rs->filled_shares);
+		printf("  %-22s %" PRIu64 "\n", "venue_reduced_shares",
+		       rs->reduced_shares);
+		printf("  %-22s %" PRIu64 "\n", "venue_closed_orders",
+		       rs->closed_orders);
+		printf("  %-22s %" PRIu64 "\n", "venue_unknown_orders",
+		       rs->unknown_orders);
+		printf("  %-22s %" PRIu32 "\n", "open_orders",
+		       hgw_risk_open_orders(w->risk));
+	}
 	print_sender(w->txl != NULL ? &w->txl->out : &w->out,
 		     w->out.tx.pool_empty);
 }

@@ -375,8 +375,9 @@ risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
 		d->quantity++;
 		w->inject.corrupt_seq = w->batch_seq[i];
 	}
-	r = hgw_risk_check(w->risk, w->book, d,
-			   hgw_itch_timestamp(w->batch[i]));
+	r = hgw_risk_check_order(w->risk, w->book, d,
+				 hgw_itch_timestamp(w->batch[i]),
+				 hgw_order_user_ref(w->batch_seq[i]));
 	digest_decision(w, i, d, r);
 	if (r == HGW_RISK_PASS) {
 		struct hgw_passed *pd = &w->passed[w->passed_next++ %
@@ -442,6 +443,56 @@ session_index(const struct hgw_worker *w, uint64_t key)
 	return -1;
 }
 
+/* One venue answer, taken by every replica at the same feed position:
+ * open orders and positions follow what the venue did. Folded into the
+ * digest, so a replica that took it differently is found. */
+static void
+venue_apply(struct hgw_worker *w, const struct hgw_event *e)
+{
+	const struct hgw_event_venue *v = &e->venue;
+	int rc = 0;
+
+	w->digest = hgw_digest_fold(w->digest, e->value);
+	w->digest = hgw_digest_fold(w->digest, (uint64_t)v->type << 32 |
+				    v->user_ref);
+	w->digest = hgw_digest_fold(w->digest, (uint64_t)v->orig_user_ref << 32 |
+				    v->qty);
+	if (w->risk == NULL || !w->venue)
+		return;
+	switch (v->type) {
+	case HGW_OUCH_EXECUTED:
+		rc = hgw_risk_fill(w->risk, v->user_ref, v->qty);
+		break;
+	case HGW_OUCH_CANCELED:
+	case HGW_OUCH_AIQ_CANCELED:
+		rc = hgw_risk_reduce(w->risk, v->user_ref, v->qty);
+		break;
+	case HGW_OUCH_REJECTED:
+		rc = hgw_risk_reduce(w->risk, v->user_ref, UINT32_MAX);
+		break;
+	case HGW_OUCH_ACCEPTED:
+		/* the quantity the venue holds open; none when it accepted
+		 * the order dead (canceled at once, no Canceled follows) */
+		rc = hgw_risk_restate(w->risk, v->user_ref,
+				      v->reason == 'D' ? 0 : v->qty);
+		break;
+	case HGW_OUCH_MODIFIED:
+		rc = hgw_risk_restate(w->risk, v->user_ref, v->qty);
+		break;
+	case HGW_OUCH_REPLACED:
+		rc = hgw_risk_replace(w->risk, v->orig_user_ref, v->user_ref,
+				      v->qty);
+		break;
+	default:
+		/* System Event, Broken Trade, Cancel Pending/Reject,
+		 * Restated: nothing open or filled changes (a broken trade
+		 * carries no quantity; its shares stay counted, the
+		 * conservative side) */
+		break;
+	}
+	(void)rc;	/* unknown orders are counted by risk */
+}
+
 /* Take one event, on this worker's own state. */
 static void
 event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
@@ -478,7 +529,12 @@ event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
 				&w->passed[(w->passed_next - k) % HGW_PASSED_MAX];
 
 			if (pd->key == e->tkey && pd->seq == e->value) {
-				if (w->risk != NULL)
+				/* with a venue the order is open: it closes;
+				 * without, its quantity leaves the position */
+				if (w->risk != NULL && w->venue)
+					hgw_risk_unsend_order(w->risk,
+						hgw_order_user_ref(pd->seq));
+				else if (w->risk != NULL)
 					hgw_risk_unsend(w->risk, pd->locate,
 							pd->qty);
 				w->unsent_applied++;
@@ -487,6 +543,9 @@ event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
 			if (k == HGW_PASSED_MAX || k == w->passed_next)
 				w->unsent_missing++;
 		}
+		break;
+	case HGW_EVENT_VENUE:
+		venue_apply(w, e);
 		break;
 	default:
 		break;

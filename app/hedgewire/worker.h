@@ -323,6 +323,7 @@ struct hgw_worker {
 	/* Trading (all NULL/0 when no [table] file is configured). */
 	const struct hgw_table *table;
 	struct hgw_risk *risk;
+	int venue;                      /* risk: orders open until answered */
 	struct hgw_strategy_stats strategy;
 	struct hgw_udp_tx udp;          /* order transport template */
 	uint8_t capacity;

@@ -64,6 +64,16 @@ hgw_event_describe(const struct hgw_event *e,
 			snprintf(hex + 2 * i, 3, "%02x", (uint8_t)e->symbol[i]);
 		return snprintf(buf, len, "%s %s %" PRIu64, t, hex, e->value);
 	}
+	case HGW_EVENT_VENUE: {
+		const struct hgw_event_venue *v = &e->venue;
+
+		return snprintf(buf, len, "%s %" PRIu64 " %c %" PRIu32 " %"
+				PRIu32 " %" PRIu32 " %c %u %" PRIu64, t,
+				e->value, v->type > ' ' && v->type <= '~' ?
+				v->type : '?', v->user_ref, v->qty,
+				v->orig_user_ref, v->side > ' ' && v->side <= '~' ?
+				v->side : '-', v->reason, v->price);
+	}
 	default:
 		return snprintf(buf, len, "unknown %u", e->type);
 	}

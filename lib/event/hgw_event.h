@@ -47,6 +47,8 @@ extern "C" {
 	X(UNSENT,  "unsent")    /* tkey, value: a trigger whose order the   \
 				 * kill switch recalled before it left;       \
 				 * symbol: that session's 10-byte name */     \
+	X(VENUE,   "venue")     /* venue: one answer of the venue session;  \
+				 * value: its sequence number there */       \
 
 enum hgw_event_type {
 #define HGW_EVENT_ENUM(code, name) HGW_EVENT_##code,
@@ -70,6 +72,19 @@ const char *hgw_leave_reason_name(enum hgw_leave_reason r);
 
 struct hgw_table_patch;
 
+/* A VENUE event's answer: what the replicas need of an OUCH 5.0 server
+ * message (the fields of struct hgw_ouch_answer that risk uses, and the
+ * price for the log). */
+struct hgw_event_venue {
+	uint32_t user_ref;
+	uint32_t orig_user_ref; /* Replaced: the order it replaced */
+	uint32_t qty;
+	uint8_t type;           /* the OUCH message type byte */
+	uint8_t side;
+	uint16_t reason;
+	uint64_t price;
+};
+
 /* One event, as the control plane hands it to each worker (one SP/SC
  * queue per worker). 64 bytes: one ring element, one cache line. */
 struct hgw_event {
@@ -80,10 +95,18 @@ struct hgw_event {
 	uint32_t arg;
 	uint64_t value;         /* LIMIT: the new value */
 	union {
-		const struct hgw_table_patch *patch;    /* PATCH: read-only, shared */
-		uint64_t tkey;                  /* UNSENT: the trigger's session key */
+		struct {
+			union {
+				/* PATCH: read-only, shared */
+				const struct hgw_table_patch *patch;
+				/* UNSENT: the trigger's session key */
+				uint64_t tkey;
+			};
+			/* DISABLE: NUL-terminated, 1..8 chars */
+			char symbol[16];
+		};
+		struct hgw_event_venue venue;   /* VENUE */
 	};
-	char symbol[16];        /* DISABLE: NUL-terminated, 1..8 chars */
 };
 
 _Static_assert(sizeof(struct hgw_event) == 64, "an event is 64 bytes");
@@ -103,7 +126,9 @@ hgw_event_due(uint64_t ev_key, uint64_t ev_seq, int ev_sidx, int msg_sidx,
 }
 
 /* "kill 1", "disable ABCD 0", "limit max_position 300", "patch 3",
- * "unsent HEX SEQ": the event's type and arguments, as in the events log.
+ * "unsent HEX SEQ", "venue SEQ TYPE USERREF QTY ORIG SIDE REASON PRICE"
+ * (SIDE '-' when none): the event's type and arguments, as in the events
+ * log.
  * limit_name gives a limit's name (NULL: its number). Returns the length
  * (snprintf's). */
 int hgw_event_describe(const struct hgw_event *e,

@@ -82,7 +82,8 @@ struct hgw_ouch_answer {
 	uint32_t orig_user_ref; /* U: the order it replaced */
 	uint32_t qty;           /* A, U: quantity; C, D: decrement; E: executed;
 				 * M: new quantity */
-	uint16_t reason;        /* C, D, B, R: reason byte; J: 2-byte code */
+	uint16_t reason;        /* C, D, B, R: reason byte; J: 2-byte code;
+				 * A, U: order state ('L' live, 'D' dead) */
 	uint8_t type;           /* enum hgw_ouch_answer_type */
 	uint8_t side;           /* A, U, M */
 	uint8_t event_code;     /* S */

@@ -13,6 +13,14 @@
  * the same feed position on every replica, so replicas stay identical
  * (hgw_risk_state_cmp checks it). Nothing here uses atomics, allocates or
  * makes a system call.
+ *
+ * Positions. Without a venue session an order that passed counts as
+ * filled at once, in full. With one (conf.venue), an order that passed is
+ * open: its quantity is open exposure on its side until the venue's
+ * answers (taken by every replica as events, at the same feed position)
+ * fill it, cancel it or reject it. The position limit then bounds filled
+ * plus open exposure on the order's side, and max_open_orders the count of
+ * orders open.
  */
 #ifndef HGW_RISK_H
 #define HGW_RISK_H
@@ -35,7 +43,8 @@ extern "C" {
 	X(PRICE_COLLAR,   "price_collar",        "price further than [risk] collar_bps from the reference") \
 	X(POSITION_LIMIT, "position_limit",      "position would exceed [risk] max_position") \
 	X(THROTTLE_INSTRUMENT, "throttle_instrument", "too many orders of the instrument in the window") \
-	X(THROTTLE_TOTAL, "throttle_total",      "too many orders in the window")
+	X(THROTTLE_TOTAL, "throttle_total",      "too many orders in the window") \
+	X(OPEN_ORDERS,    "open_orders",         "open orders at [risk] max_open_orders")
 
 enum hgw_risk_reject {
 #define HGW_RISK_ENUM(code, name, help) HGW_RISK_##code,
@@ -50,6 +59,7 @@ const char *hgw_risk_reject_help(enum hgw_risk_reject r);
 
 #define HGW_RISK_MAX_DISABLED 64
 #define HGW_RISK_MAX_WINDOW_ORDERS 4096
+#define HGW_RISK_MAX_OPEN_ORDERS 65536
 
 struct hgw_risk_conf {
 	uint32_t instruments;            /* locates 0 .. instruments-1 */
@@ -68,12 +78,25 @@ struct hgw_risk_conf {
 	 * HGW_RISK_MAX_WINDOW_ORDERS. */
 	uint32_t cap_orders_instrument;
 	uint32_t cap_orders_total;
+	/* Orders are open until the venue answers (1), or filled when sent
+	 * (0). */
+	uint8_t venue;
+	/* venue: most orders open at once (1..cap_open_orders), and the
+	 * highest a run-time change may set (0 = max_open_orders; at most
+	 * HGW_RISK_MAX_OPEN_ORDERS). Ignored without a venue. */
+	uint32_t max_open_orders;
+	uint32_t cap_open_orders;
 };
 
 struct hgw_risk_stats {
 	uint64_t checked;
 	uint64_t passed;
 	uint64_t rejects[HGW_RISK_MAX];
+	/* venue answers taken (hgw_risk_fill, _reduce, _restate, _replace) */
+	uint64_t filled_shares;
+	uint64_t reduced_shares;   /* canceled, rejected, restated down */
+	uint64_t closed_orders;    /* no longer open */
+	uint64_t unknown_orders;   /* answers naming no open order */
 };
 
 struct hgw_risk;
@@ -94,8 +117,50 @@ enum hgw_risk_reject hgw_risk_check(struct hgw_risk *r,
 				    const struct hgw_decision *d,
 				    uint64_t ts_ns);
 
-/* Position of an instrument (sent orders counted as filled). */
+/* The same, for an order with this UserRefNum: with a venue, an order
+ * that passed is recorded open under it (an order already open under
+ * the same number is refused as open_orders). */
+enum hgw_risk_reject hgw_risk_check_order(struct hgw_risk *r,
+					  const struct hgw_book *b,
+					  const struct hgw_decision *d,
+					  uint64_t ts_ns, uint32_t user_ref);
+
+/* Filled position of an instrument: buys minus sells (without a venue,
+ * every order sent counts as filled). */
 int64_t hgw_risk_position(const struct hgw_risk *r, uint16_t locate);
+
+/* Open shares of an instrument on each side, and orders open overall. */
+void hgw_risk_open(const struct hgw_risk *r, uint16_t locate,
+		   uint64_t *buy, uint64_t *sell);
+uint32_t hgw_risk_open_orders(const struct hgw_risk *r);
+
+/*
+ * Venue answers (with a venue only), each applied by every replica at the
+ * same feed position. Each returns 0, or -ENOENT when no open order has
+ * that UserRefNum (counted in unknown_orders; nothing changes), -EINVAL
+ * without a venue.
+ */
+
+/* qty shares of the order executed: open -> filled (at most what is
+ * open; the order closes when nothing is left). */
+int hgw_risk_fill(struct hgw_risk *r, uint32_t user_ref, uint32_t qty);
+
+/* qty shares of the order are no longer open (canceled: the decrement;
+ * UINT32_MAX: all of it, as for a reject). */
+int hgw_risk_reduce(struct hgw_risk *r, uint32_t user_ref, uint32_t qty);
+
+/* The order's open quantity is now qty (modified, restated). */
+int hgw_risk_restate(struct hgw_risk *r, uint32_t user_ref, uint32_t qty);
+
+/* The order was replaced by new_ref with qty open, on the same
+ * instrument and side. -EEXIST when new_ref is already open. */
+int hgw_risk_replace(struct hgw_risk *r, uint32_t user_ref, uint32_t new_ref,
+		     uint32_t qty);
+
+/* An order that passed never left (with a venue): it is no longer open.
+ * As hgw_risk_reduce(r, user_ref, UINT32_MAX), without counting it as a
+ * venue answer. */
+int hgw_risk_unsend_order(struct hgw_risk *r, uint32_t user_ref);
 
 /* An order that passed (and was counted) never left: take its signed
  * quantity (buy +, sell -) back out of the instrument's position. The
@@ -134,7 +199,8 @@ int hgw_risk_set_disabled(struct hgw_risk *r, const char *symbol,
 	X(MAX_POSITION,          "max_position")                               \
 	X(WINDOW_MS,             "window_ms")                                  \
 	X(MAX_ORDERS_INSTRUMENT, "max_orders_instrument")                      \
-	X(MAX_ORDERS_TOTAL,      "max_orders_total")
+	X(MAX_ORDERS_TOTAL,      "max_orders_total")                           \
+	X(MAX_OPEN_ORDERS,       "max_open_orders")
 
 enum hgw_risk_limit {
 #define HGW_RISK_LIMIT_ENUM(code, name) HGW_RISK_LIMIT_##code,

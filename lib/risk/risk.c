@@ -25,10 +25,24 @@ struct window {
 enum { NAME_UNKNOWN = 0, NAME_ENABLED, NAME_DISABLED };
 
 struct inst_state {
-	int64_t position;
+	int64_t position;       /* filled: buys minus sells */
+	uint64_t open_buy;      /* venue: shares open on each side */
+	uint64_t open_sell;
 	struct window w;
 	uint8_t name_state;
 	uint8_t pad[7];
+};
+
+/* One open order (venue): a slot of an open-addressing table keyed by
+ * UserRefNum, linear probing, deletion by backward shift (no tombstones,
+ * so the layout depends only on the sequence of changes: every replica
+ * that takes the same answers in the same order has the same table). */
+struct open_order {
+	uint32_t user_ref;
+	uint32_t remaining;     /* shares open; 0: a free slot */
+	uint16_t locate;
+	uint8_t side;           /* 'B' or 'S' */
+	uint8_t pad[5];
 };
 
 struct hgw_risk {
@@ -39,6 +53,9 @@ struct hgw_risk {
 	struct inst_state *inst;
 	uint64_t *inst_times;      /* instruments x cap_orders_instrument */
 	uint64_t *total_times;     /* cap_orders_total */
+	struct open_order *open;   /* venue: open_mask + 1 slots */
+	uint32_t open_mask;
+	uint32_t nopen;            /* orders open */
 	struct window total;
 	struct hgw_risk_stats stats;
 } __attribute__((aligned(RISK_ALIGN)));
@@ -85,10 +102,34 @@ cap_total(const struct hgw_risk_conf *c)
 	       c->max_orders_total;
 }
 
+static uint32_t
+cap_open(const struct hgw_risk_conf *c)
+{
+	return c->cap_open_orders != 0 ? c->cap_open_orders :
+	       c->max_open_orders;
+}
+
+/* Slots of the open-order table: a power of two at least twice the
+ * capacity, so probes stay short. 0 without a venue. */
+static uint32_t
+open_slots(const struct hgw_risk_conf *c)
+{
+	uint32_t n = 2;
+
+	if (!c->venue)
+		return 0;
+	while (n < 2 * cap_open(c))
+		n <<= 1;
+	return n;
+}
+
 static int
 conf_ok(const struct hgw_risk_conf *c)
 {
 	return c != NULL && c->instruments >= 1 && c->instruments <= 65536 &&
+	       (!c->venue || (cap_open(c) <= HGW_RISK_MAX_OPEN_ORDERS &&
+			      c->max_open_orders >= 1 &&
+			      c->max_open_orders <= cap_open(c))) &&
 	       cap_instrument(c) <= HGW_RISK_MAX_WINDOW_ORDERS &&
 	       c->max_orders_instrument >= 1 &&
 	       c->max_orders_instrument <= cap_instrument(c) &&
@@ -107,7 +148,8 @@ hgw_risk_memsize(const struct hgw_risk_conf *c)
 	       align_up((size_t)c->instruments * sizeof(struct inst_state)) +
 	       align_up((size_t)c->instruments * cap_instrument(c) *
 			sizeof(uint64_t)) +
-	       align_up((size_t)cap_total(c) * sizeof(uint64_t));
+	       align_up((size_t)cap_total(c) * sizeof(uint64_t)) +
+	       align_up((size_t)open_slots(c) * sizeof(struct open_order));
 }
 
 struct hgw_risk *
@@ -127,6 +169,8 @@ hgw_risk_init(void *mem, const struct hgw_risk_conf *c)
 	r->conf.kill = c->kill != 0;
 	r->conf.cap_orders_instrument = cap_instrument(c);
 	r->conf.cap_orders_total = cap_total(c);
+	r->conf.venue = c->venue != 0;
+	r->conf.cap_open_orders = c->venue ? cap_open(c) : 0;
 	p += align_up(sizeof(*r));
 	r->inst = (struct inst_state *)(void *)p;
 	p += align_up((size_t)c->instruments * sizeof(struct inst_state));
@@ -134,6 +178,11 @@ hgw_risk_init(void *mem, const struct hgw_risk_conf *c)
 	p += align_up((size_t)c->instruments * cap_instrument(c) *
 		      sizeof(uint64_t));
 	r->total_times = (uint64_t *)(void *)p;
+	p += align_up((size_t)cap_total(c) * sizeof(uint64_t));
+	if (c->venue) {
+		r->open = (struct open_order *)(void *)p;
+		r->open_mask = open_slots(c) - 1;
+	}
 	return r;
 }
 
@@ -194,9 +243,112 @@ reject(struct hgw_risk *r, enum hgw_risk_reject why)
 	return why;
 }
 
+static inline uint32_t
+min_u32(uint32_t a, uint32_t b)
+{
+	return a < b ? a : b;
+}
+
+/* Home slot of a UserRefNum (Fibonacci hashing). */
+static inline uint32_t
+open_home(const struct hgw_risk *r, uint32_t user_ref)
+{
+	return (uint32_t)(((uint64_t)user_ref * 0x9e3779b97f4a7c15ull) >> 32) &
+	       r->open_mask;
+}
+
+/* The slot of an open order, or -1. */
+static int64_t
+open_find(const struct hgw_risk *r, uint32_t user_ref)
+{
+	for (uint32_t i = open_home(r, user_ref);; i = (i + 1) & r->open_mask) {
+		if (r->open[i].remaining == 0)
+			return -1;
+		if (r->open[i].user_ref == user_ref)
+			return i;
+	}
+}
+
+/* Record an order open (not present; room checked by the caller). */
+static void
+open_insert(struct hgw_risk *r, uint32_t user_ref, uint16_t locate,
+	    uint8_t side, uint32_t qty)
+{
+	uint32_t i = open_home(r, user_ref);
+
+	while (r->open[i].remaining != 0)
+		i = (i + 1) & r->open_mask;
+	r->open[i] = (struct open_order){ .user_ref = user_ref,
+					  .remaining = qty, .locate = locate,
+					  .side = side };
+	r->nopen++;
+	if (side == 'B')
+		r->inst[locate].open_buy += qty;
+	else
+		r->inst[locate].open_sell += qty;
+}
+
+/* Free slot i, shifting back the entries of its probe run. */
+static void
+open_delete(struct hgw_risk *r, uint32_t i)
+{
+	uint32_t j = i;
+
+	r->nopen--;
+	for (;;) {
+		r->open[i].remaining = 0;
+		for (;;) {
+			j = (j + 1) & r->open_mask;
+			if (r->open[j].remaining == 0)
+				return;
+			uint32_t h = open_home(r, r->open[j].user_ref);
+
+			/* j's entry may move to i unless its home lies
+			 * cyclically in (i, j] */
+			if (i <= j ? (h <= i || h > j) : (h <= i && h > j))
+				break;
+		}
+		r->open[i] = r->open[j];
+		i = j;
+	}
+}
+
+/* Take n of slot i's open shares away (n <= remaining); filled: they
+ * went to the position. */
+static void
+open_take(struct hgw_risk *r, uint32_t i, uint32_t n, int filled)
+{
+	struct open_order *o = &r->open[i];
+	struct inst_state *s = &r->inst[o->locate];
+
+	if (o->side == 'B') {
+		s->open_buy -= n;
+		if (filled)
+			s->position += n;
+	} else {
+		s->open_sell -= n;
+		if (filled)
+			s->position -= n;
+	}
+	if (n == o->remaining) {
+		open_delete(r, i);
+		r->stats.closed_orders++;
+	} else {
+		o->remaining -= n;
+	}
+}
+
 enum hgw_risk_reject
 hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	       const struct hgw_decision *d, uint64_t ts_ns)
+{
+	return hgw_risk_check_order(r, b, d, ts_ns, 0);
+}
+
+enum hgw_risk_reject
+hgw_risk_check_order(struct hgw_risk *r, const struct hgw_book *b,
+		     const struct hgw_decision *d, uint64_t ts_ns,
+		     uint32_t user_ref)
 {
 	const struct hgw_risk_conf *c = &r->conf;
 	uint16_t l = d->locate;
@@ -222,11 +374,18 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 		return reject(r, HGW_RISK_PRICE_COLLAR);
 
 	struct inst_state *s = &r->inst[l];
-	int64_t pos = s->position + (d->side == 'B' ? (int64_t)qty : -(int64_t)qty);
+	/* filled plus open exposure on the order's side (nothing is open
+	 * without a venue) */
+	int64_t pos = d->side == 'B' ?
+		s->position + (int64_t)s->open_buy + (int64_t)qty :
+		s->position - (int64_t)s->open_sell - (int64_t)qty;
 	uint64_t apos = pos < 0 ? (uint64_t)-pos : (uint64_t)pos;
 
 	if (apos > c->max_position)
 		return reject(r, HGW_RISK_POSITION_LIMIT);
+	if (c->venue && (r->nopen >= c->max_open_orders ||
+			 open_find(r, user_ref) >= 0))
+		return reject(r, HGW_RISK_OPEN_ORDERS);
 
 	uint64_t *itimes = r->inst_times + (size_t)l * c->cap_orders_instrument;
 
@@ -237,7 +396,10 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 			c->max_orders_total, c->window_ns, ts_ns))
 		return reject(r, HGW_RISK_THROTTLE_TOTAL);
 
-	s->position = pos;
+	if (c->venue)
+		open_insert(r, user_ref, l, d->side, (uint32_t)qty);
+	else
+		s->position = pos;
 	window_push(&s->w, itimes, c->cap_orders_instrument, ts_ns);
 	window_push(&r->total, r->total_times, c->cap_orders_total, ts_ns);
 	r->stats.passed++;
@@ -314,6 +476,122 @@ int64_t
 hgw_risk_position(const struct hgw_risk *r, uint16_t locate)
 {
 	return locate < r->conf.instruments ? r->inst[locate].position : 0;
+}
+
+void
+hgw_risk_open(const struct hgw_risk *r, uint16_t locate, uint64_t *buy,
+	      uint64_t *sell)
+{
+	int in = locate < r->conf.instruments;
+
+	*buy = in ? r->inst[locate].open_buy : 0;
+	*sell = in ? r->inst[locate].open_sell : 0;
+}
+
+uint32_t
+hgw_risk_open_orders(const struct hgw_risk *r)
+{
+	return r->nopen;
+}
+
+/* The slot of an open order for a venue answer: -EINVAL without a venue,
+ * -ENOENT (counted) when none is open under user_ref. */
+static int64_t
+answer_slot(struct hgw_risk *r, uint32_t user_ref)
+{
+	int64_t i;
+
+	if (!r->conf.venue)
+		return -EINVAL;
+	i = open_find(r, user_ref);
+	if (i < 0) {
+		r->stats.unknown_orders++;
+		return -ENOENT;
+	}
+	return i;
+}
+
+int
+hgw_risk_fill(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
+{
+	int64_t i = answer_slot(r, user_ref);
+
+	if (i < 0)
+		return (int)i;
+	qty = min_u32(qty, r->open[i].remaining);
+	r->stats.filled_shares += qty;
+	open_take(r, (uint32_t)i, qty, 1);
+	return 0;
+}
+
+int
+hgw_risk_reduce(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
+{
+	int64_t i = answer_slot(r, user_ref);
+
+	if (i < 0)
+		return (int)i;
+	qty = min_u32(qty, r->open[i].remaining);
+	r->stats.reduced_shares += qty;
+	open_take(r, (uint32_t)i, qty, 0);
+	return 0;
+}
+
+int
+hgw_risk_restate(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
+{
+	int64_t i = answer_slot(r, user_ref);
+	struct open_order *o;
+
+	if (i < 0)
+		return (int)i;
+	o = &r->open[i];
+	if (qty < o->remaining) {
+		r->stats.reduced_shares += o->remaining - qty;
+		open_take(r, (uint32_t)i, o->remaining - qty, 0);
+	} else if (qty > o->remaining) {
+		struct inst_state *s = &r->inst[o->locate];
+
+		if (o->side == 'B')
+			s->open_buy += qty - o->remaining;
+		else
+			s->open_sell += qty - o->remaining;
+		o->remaining = qty;
+	}
+	return 0;
+}
+
+int
+hgw_risk_replace(struct hgw_risk *r, uint32_t user_ref, uint32_t new_ref,
+		 uint32_t qty)
+{
+	int64_t i = answer_slot(r, user_ref);
+	struct open_order o;
+
+	if (i < 0)
+		return (int)i;
+	if (new_ref != user_ref && open_find(r, new_ref) >= 0)
+		return -EEXIST;
+	o = r->open[i];
+	r->stats.reduced_shares += o.remaining;
+	open_take(r, (uint32_t)i, o.remaining, 0);
+	if (qty != 0)
+		open_insert(r, new_ref, o.locate, o.side, qty);
+	return 0;
+}
+
+int
+hgw_risk_unsend_order(struct hgw_risk *r, uint32_t user_ref)
+{
+	int64_t i;
+
+	if (!r->conf.venue)
+		return -EINVAL;
+	i = open_find(r, user_ref);
+	if (i < 0)
+		return -ENOENT;
+	open_take(r, (uint32_t)i, r->open[i].remaining, 0);
+	return 0;
 }
 
 const struct hgw_risk_stats *
@@ -405,6 +683,10 @@ hgw_risk_limit_valid(const struct hgw_risk_conf *c, enum hgw_risk_limit k,
 		if (v == 0)
 			return -EINVAL;
 		return v <= cap ? 0 : -ERANGE;
+	case HGW_RISK_LIMIT_MAX_OPEN_ORDERS:
+		if (!c->venue || v == 0)
+			return -EINVAL;
+		return v <= cap_open(c) ? 0 : -ERANGE;
 	default:
 		return -EINVAL;
 	}
@@ -440,6 +722,9 @@ hgw_risk_set_limit(struct hgw_risk *r, enum hgw_risk_limit k, uint64_t v)
 	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
 		c->max_orders_total = (uint32_t)v;
 		break;
+	case HGW_RISK_LIMIT_MAX_OPEN_ORDERS:
+		c->max_open_orders = (uint32_t)v;
+		break;
 	default:
 		return -EINVAL;
 	}
@@ -466,6 +751,8 @@ hgw_risk_get_limit(const struct hgw_risk *r, enum hgw_risk_limit k)
 		return c->max_orders_instrument;
 	case HGW_RISK_LIMIT_MAX_ORDERS_TOTAL:
 		return c->max_orders_total;
+	case HGW_RISK_LIMIT_MAX_OPEN_ORDERS:
+		return c->venue ? c->max_open_orders : 0;
 	default:
 		return 0;
 	}
@@ -565,6 +852,13 @@ hgw_risk_state_cmp(const struct hgw_risk *a, const struct hgw_risk *b,
 			return differ(why, whylen, "instrument %" PRIu32
 				      ": position %" PRId64 " vs %" PRId64, l,
 				      sa->position, sb->position);
+		if (sa->open_buy != sb->open_buy ||
+		    sa->open_sell != sb->open_sell)
+			return differ(why, whylen, "instrument %" PRIu32
+				      ": open %" PRIu64 "/%" PRIu64 " vs %"
+				      PRIu64 "/%" PRIu64 " (buy/sell)", l,
+				      sa->open_buy, sa->open_sell,
+				      sb->open_buy, sb->open_sell);
 		snprintf(scope, sizeof(scope), "instrument %" PRIu32 ":", l);
 		if (window_cmp(&sa->w, a->inst_times + off, &sb->w,
 			       b->inst_times + off, ca->cap_orders_instrument,
@@ -574,6 +868,40 @@ hgw_risk_state_cmp(const struct hgw_risk *a, const struct hgw_risk *b,
 	if (window_cmp(&a->total, a->total_times, &b->total, b->total_times,
 		       ca->cap_orders_total, "total", why, whylen) != 0)
 		return 1;
+	if (ca->venue != cb->venue || ca->cap_open_orders != cb->cap_open_orders)
+		return differ(why, whylen, "venue %u/%" PRIu32 " vs %u/%" PRIu32
+			      " (venue/open capacity)", ca->venue,
+			      ca->cap_open_orders, cb->venue,
+			      cb->cap_open_orders);
+	if (a->nopen != b->nopen)
+		return differ(why, whylen, "open orders %" PRIu32 " vs %" PRIu32,
+			      a->nopen, b->nopen);
+	/* the same sequence of changes gives the same layout: slot by slot */
+	for (uint32_t i = 0; ca->venue && i <= a->open_mask; i++) {
+		const struct open_order *oa = &a->open[i], *ob = &b->open[i];
+
+		if (oa->remaining != ob->remaining ||
+		    (oa->remaining != 0 &&
+		     (oa->user_ref != ob->user_ref ||
+		      oa->locate != ob->locate || oa->side != ob->side)))
+			return differ(why, whylen, "open order slot %" PRIu32
+				      ": UserRefNum %" PRIu32 " (%" PRIu32
+				      " open) vs %" PRIu32 " (%" PRIu32
+				      " open)", i, oa->user_ref, oa->remaining,
+				      ob->user_ref, ob->remaining);
+	}
+	if (a->stats.filled_shares != b->stats.filled_shares ||
+	    a->stats.reduced_shares != b->stats.reduced_shares ||
+	    a->stats.closed_orders != b->stats.closed_orders ||
+	    a->stats.unknown_orders != b->stats.unknown_orders)
+		return differ(why, whylen, "venue answers differ: filled %"
+			      PRIu64 "/%" PRIu64 ", reduced %" PRIu64 "/%"
+			      PRIu64 ", closed %" PRIu64 "/%" PRIu64
+			      ", unknown %" PRIu64 "/%" PRIu64,
+			      a->stats.filled_shares, b->stats.filled_shares,
+			      a->stats.reduced_shares, b->stats.reduced_shares,
+			      a->stats.closed_orders, b->stats.closed_orders,
+			      a->stats.unknown_orders, b->stats.unknown_orders);
 	if (a->stats.checked != b->stats.checked)
 		return differ(why, whylen, "checked %" PRIu64 " vs %" PRIu64,
 			      a->stats.checked, b->stats.checked);

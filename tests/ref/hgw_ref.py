@@ -80,7 +80,9 @@ DEFAULTS = {
     'risk': {'kill': 'no', 'disable': '', 'max_quantity': '10000',
              'max_notional': '1000000', 'collar_bps': '500',
              'max_position': '100000', 'window_ms': '1000',
-             'max_orders_instrument': '10', 'max_orders_total': '100'},
+             'max_orders_instrument': '10', 'max_orders_total': '100',
+             'max_open_orders': '1000'},
+    'venue': {'host': ''},
     'order': {'src_mac': '02:00:00:00:00:01', 'dst_mac': '02:00:00:00:00:02',
               'src_ip': '10.2.0.1', 'dst_ip': '10.2.0.2',
               'src_port': '40000', 'dst_port': '40001', 'capacity': 'P'},
@@ -209,7 +211,10 @@ class Table:
 # ---------------------------------------------------------------- events log
 
 LIMIT_NAMES = ('max_quantity', 'max_notional', 'collar_bps', 'max_position',
-               'window_ms', 'max_orders_instrument', 'max_orders_total')
+               'window_ms', 'max_orders_instrument', 'max_orders_total',
+               'max_open_orders')
+# OUCH 5.0 server message types a venue event may carry
+VENUE_TYPES = 'SAUCDEBJPIMR'
 _DEC = re.compile(r'[0-9]+\Z')
 _SDEC = re.compile(r'-?[0-9]+\Z')
 _SESS = re.compile(r'[0-9a-f]{20}\Z')
@@ -339,6 +344,17 @@ def read_events(path, table, caps):
                 pt = lines[i].split()
                 i += 1
                 val.append(parse_patch_line(pt if pt else [''], table, '%s:%d' % (path, i)))
+        elif kind == 'venue':
+            # one answer of the venue session: SEQ TYPE USERREF QTY ORIG
+            # SIDE REASON PRICE
+            if len(args) != 8 or not all(_DEC.match(args[k]) for k in (0, 2, 3, 4, 6, 7)) \
+                    or len(args[1]) != 1 or args[1] not in VENUE_TYPES \
+                    or len(args[5]) != 1 or int(args[2]) > U32 or int(args[3]) > U32 \
+                    or int(args[4]) > U32 or int(args[6]) > 0xFFFF:
+                die('%s: want: venue SEQ TYPE(one of %s) USERREF QTY ORIG SIDE REASON PRICE'
+                    % (where, VENUE_TYPES))
+            val = (int(args[0]), args[1], int(args[2]), int(args[3]), int(args[4]),
+                   args[5], int(args[6]))
         elif kind == 'unsent':
             # an order every replica decided that the kill switch recalled
             # before it was sent: identified by its trigger
@@ -433,7 +449,7 @@ SUMMARY_KEYS = ['triggers', 'out_of_table', 'no_quote', 'crossed', 'no_action',
                 'reject_instrument_disabled', 'reject_max_quantity',
                 'reject_max_notional', 'reject_price_collar',
                 'reject_position_limit', 'reject_throttle_instrument',
-                'reject_throttle_total', 'orders']
+                'reject_throttle_total', 'reject_open_orders', 'orders']
 
 DROP_KEYS = ['eth_short', 'not_ipv4', 'vlan_mismatch', 'ip_bad_header',
              'ip_truncated', 'ip_fragment', 'not_udp', 'udp_bad_length',
@@ -461,6 +477,13 @@ class Engine:
         self.window_ns = c_int(conf, 'risk', 'window_ms') * 1000000
         self.max_oi = c_int(conf, 'risk', 'max_orders_instrument')
         self.max_ot = c_int(conf, 'risk', 'max_orders_total')
+        self.max_open = c_int(conf, 'risk', 'max_open_orders', 1, 65536)
+        # with a venue session orders are open until its answers close them
+        self.venue = conf['venue']['host'] != ''
+        self.open = {}            # venue: UserRefNum -> [locate, 'B'|'S', open shares]
+        self.open_side = {}       # venue: (locate, 'B'|'S') -> open shares
+        self.venue_stats = dict.fromkeys(('filled_shares', 'reduced_shares',
+                                          'closed_orders', 'unknown_orders'), 0)
         cap = conf['order']['capacity']
         if len(cap) != 1:
             die('bad value for [order] capacity: %r (expected one character)' % cap)
@@ -560,6 +583,8 @@ def run(feed_path, conf, table, trace=None, events=None):
     max_q, max_notional10k = eng.max_quantity, eng.max_notional * 10000
     collar_bps, max_pos = eng.collar_bps, eng.max_position
     W, max_oi, max_ot = eng.window_ns, eng.max_oi, eng.max_ot
+    venue, max_open = eng.venue, eng.max_open
+    open_orders, open_side = eng.open, eng.open_side
     position = eng.position
     thr_inst, thr_total = eng.thr_inst, eng.thr_total
     frames = eng.frames
@@ -702,9 +727,18 @@ def run(feed_path, conf, table, trace=None, events=None):
         if abs(price - ref) * 10000 > collar_bps * ref:
             cnt['reject_price_collar'] += 1
             return
-        pos = position.get(loc, 0) + (qty if action == 66 else -qty)
+        # filled plus open exposure on the order's side (nothing is open
+        # without a venue)
+        if action == 66:
+            pos = position.get(loc, 0) + open_side.get((loc, 'B'), 0) + qty
+        else:
+            pos = position.get(loc, 0) - open_side.get((loc, 'S'), 0) - qty
         if abs(pos) > max_pos:
             cnt['reject_position_limit'] += 1
+            return
+        urn = seqno & 0xFFFFFFFF
+        if venue and (len(open_orders) >= max_open or urn in open_orders):
+            cnt['reject_open_orders'] += 1
             return
         # throttles: with the current limit N, throttled when N times have
         # been accepted in the scope and the N-th most recent (in the order
@@ -718,7 +752,12 @@ def run(feed_path, conf, table, trace=None, events=None):
         if len(thr_total) >= max_ot and (max_ot == 0 or thr_total[-max_ot] + W > ts):
             cnt['reject_throttle_total'] += 1
             return
-        position[loc] = pos
+        if venue:
+            sd = 'B' if action == 66 else 'S'
+            open_orders[urn] = [loc, sd, qty]
+            open_side[(loc, sd)] = open_side.get((loc, sd), 0) + qty
+        else:
+            position[loc] = pos
         ti.append(ts)
         thr_total.append(ts)
         cnt['orders'] += 1
@@ -746,14 +785,78 @@ def run(feed_path, conf, table, trace=None, events=None):
             die('%s: unsent: %s order with trigger %s %d: %s' % (
                 ev.where, 'an already unsent' if ev.args in recalled else
                 'no (earlier) decided', ev.args[0].hex(), ev.args[1], ev.text))
-        position[o[1]] -= o[2]
+        if venue:
+            o_ = open_orders.get(ev.args[1] & 0xFFFFFFFF)
+            if o_ is not None:
+                take(ev.args[1] & 0xFFFFFFFF, o_[2], False)
+        else:
+            position[o[1]] -= o[2]
         recalled[ev.args] = o[0]
+
+    vst = eng.venue_stats
+
+    def take(urn, n, filled):
+        """n of an open order's shares leave it (to the position if
+        filled); it closes when none are left."""
+        o = open_orders[urn]
+        open_side[(o[0], o[1])] -= n
+        if filled:
+            position[o[0]] = position.get(o[0], 0) + (n if o[1] == 'B' else -n)
+        o[2] -= n
+        if o[2] == 0:
+            del open_orders[urn]
+            vst['closed_orders'] += 1
+
+    def venue_answer(a):
+        """One venue answer, as every replica applies it."""
+        _vseq, t, urn, qty, orig, _side, reason = a
+        if not venue:
+            return
+        if t == 'U':
+            if orig not in open_orders:
+                vst['unknown_orders'] += 1
+                return
+            if urn != orig and urn in open_orders:
+                return
+            o = open_orders[orig]
+            loc, sd, rem = o
+            vst['reduced_shares'] += rem
+            take(orig, rem, False)
+            if qty:
+                open_orders[urn] = [loc, sd, qty]
+                open_side[(loc, sd)] = open_side.get((loc, sd), 0) + qty
+            return
+        if t not in 'ECDJAM':
+            return
+        o = open_orders.get(urn)
+        if o is None:
+            vst['unknown_orders'] += 1
+            return
+        if t == 'E':
+            n = min(qty, o[2])
+            vst['filled_shares'] += n
+            take(urn, n, True)
+        elif t in 'CD':
+            n = min(qty, o[2])
+            vst['reduced_shares'] += n
+            take(urn, n, False)
+        elif t == 'J':
+            vst['reduced_shares'] += o[2]
+            take(urn, o[2], False)
+        else:                           # A (dead: nothing open), M: restate
+            q = 0 if t == 'A' and reason == ord('D') else qty
+            if q < o[2]:
+                vst['reduced_shares'] += o[2] - q
+                take(urn, o[2] - q, False)
+            else:
+                open_side[(o[0], o[1])] += q - o[2]
+                o[2] = q
 
     def apply_events(k, sidx, seqno):
         """Applies, in file order, the events from evq[k] on that take
         effect before message (sidx, seqno); returns the next pending one.
         Sessions are ordered by first meeting (sidx)."""
-        nonlocal kill, max_q, max_notional10k, collar_bps, max_pos, W, max_oi, max_ot
+        nonlocal kill, max_q, max_notional10k, collar_bps, max_pos, W, max_oi, max_ot, max_open
         while k < n_ev:
             ev = evq[k]
             if ev.sess is not None:
@@ -782,10 +885,14 @@ def run(feed_path, conf, table, trace=None, events=None):
                     W = v * 1000000
                 elif name == 'max_orders_instrument':
                     max_oi = v
+                elif name == 'max_open_orders':
+                    max_open = v
                 else:
                     max_ot = v
             elif ev.kind == 'unsent':
                 recall(ev)
+            elif ev.kind == 'venue':
+                venue_answer(a)
             elif tbl is not None:           # patch
                 for key, ent in a:
                     tdata[64 + key * 64:128 + key * 64] = ent

@@ -949,6 +949,199 @@ test_risk_state_cmp(void)
 	free(b);
 }
 
+
+/* With a venue: orders are open until answered; the position limit bounds
+ * filled plus open exposure on the order's side; max_open_orders bounds
+ * the count; answers move shares from open to filled or away. */
+static void
+test_risk_venue(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r;
+	struct hgw_decision d;
+	uint64_t buy, sell;
+
+	c.max_orders_instrument = 100;
+	c.max_orders_total = 100;
+	c.venue = 1;
+	c.max_open_orders = 3;
+	c.cap_open_orders = 8;
+	book_new();
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	r = risk_new(&c);
+	HGW_CHECK(r != NULL);
+	if (r == NULL)
+		return;
+	d = decision(1, 'B', 500100, 1000);
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 1, 11), HGW_RISK_PASS);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 0);       /* open, not filled */
+	hgw_risk_open(r, 1, &buy, &sell);
+	HGW_CHECK_EQ(buy, 1000);
+	HGW_CHECK_EQ(sell, 0);
+	/* 1000 open + 600 > 1500 */
+	d.quantity = 600;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 2, 12),
+		     HGW_RISK_POSITION_LIMIT);
+	/* the same UserRefNum twice is refused */
+	d.quantity = 1;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 2, 11),
+		     HGW_RISK_OPEN_ORDERS);
+	/* 400 filled, 600 canceled: position 400, nothing open */
+	HGW_CHECK_EQ(hgw_risk_fill(r, 11, 400), 0);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 400);
+	HGW_CHECK_EQ(hgw_risk_open_orders(r), 1);
+	HGW_CHECK_EQ(hgw_risk_reduce(r, 11, 600), 0);
+	HGW_CHECK_EQ(hgw_risk_open_orders(r), 0);
+	hgw_risk_open(r, 1, &buy, &sell);
+	HGW_CHECK_EQ(buy, 0);
+	HGW_CHECK_EQ(hgw_risk_fill(r, 11, 1), -ENOENT);  /* closed */
+	HGW_CHECK_EQ(hgw_risk_stats(r)->unknown_orders, 1);
+	/* 400 filled + 1100 = 1500 passes; one more share does not */
+	d.quantity = 1000;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 3, 13), HGW_RISK_PASS);
+	d.quantity = 100;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 3, 14), HGW_RISK_PASS);
+	d.quantity = 1;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 3, 15),
+		     HGW_RISK_POSITION_LIMIT);
+	/* a sell's exposure is its own side: -1000 - 500 */
+	d.side = 'S';
+	d.quantity = 1000;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 4, 16), HGW_RISK_PASS);
+	/* three open: the fourth is refused whatever its size */
+	d.quantity = 1;
+	HGW_CHECK_EQ(hgw_risk_check_order(r, book, &d, 5, 17),
+		     HGW_RISK_OPEN_ORDERS);
+	HGW_CHECK_EQ(REJ(r, OPEN_ORDERS), 2);
+	/* a rejected order: all of it goes; the never-sent one too */
+	HGW_CHECK_EQ(hgw_risk_reduce(r, 13, UINT32_MAX), 0);
+	HGW_CHECK_EQ(hgw_risk_unsend_order(r, 14), 0);
+	hgw_risk_open(r, 1, &buy, &sell);
+	HGW_CHECK_EQ(buy, 0);
+	HGW_CHECK_EQ(sell, 1000);
+	/* restated down, then replaced by a new number */
+	HGW_CHECK_EQ(hgw_risk_restate(r, 16, 300), 0);
+	HGW_CHECK_EQ(hgw_risk_replace(r, 16, 20, 200), 0);
+	HGW_CHECK_EQ(hgw_risk_fill(r, 16, 1), -ENOENT);
+	HGW_CHECK_EQ(hgw_risk_fill(r, 20, 500), 0);     /* at most what is open */
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 200);
+	HGW_CHECK_EQ(hgw_risk_open_orders(r), 0);
+	HGW_CHECK_EQ(hgw_risk_stats(r)->filled_shares, 600);
+	/* limits: max_open_orders changes at run time, up to the capacity */
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_OPEN_ORDERS, 8), 0);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_OPEN_ORDERS, 9),
+		     -ERANGE);
+	HGW_CHECK_EQ(hgw_risk_get_limit(r, HGW_RISK_LIMIT_MAX_OPEN_ORDERS), 8);
+	free(r);
+
+	/* without a venue the answers have nothing to work on */
+	c.venue = 0;
+	r = risk_new(&c);
+	HGW_CHECK_EQ(hgw_risk_fill(r, 1, 1), -EINVAL);
+	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_OPEN_ORDERS, 2),
+		     -EINVAL);
+	free(r);
+}
+
+/* The open-order table against a plain model: random opens, fills,
+ * cancels and restates on colliding numbers (small table, many
+ * deletions), checking every order's open shares after each step, and
+ * two replicas taking the same steps compare equal. */
+static void
+test_risk_venue_table(void)
+{
+	struct hgw_risk_conf c = risk_conf();
+	struct hgw_risk *r[2];
+	enum { N = 40 };
+	uint32_t open[N];       /* model: UserRefNum 1000 + i*64 -> shares */
+	uint64_t x = 88172645463325252ull;
+	struct hgw_decision d;
+	uint64_t t = 1;
+
+	c.max_orders_instrument = 4096;
+	c.max_orders_total = 4096;
+	c.window_ns = 1;
+	c.max_position = 1u << 30;
+	c.max_quantity = 1000;
+	c.max_notional = 1u << 30;
+	c.venue = 1;
+	c.max_open_orders = 32;
+	book_new();
+	add(1, 'B', 100, 500000);
+	add(1, 'S', 100, 500200);
+	for (int k = 0; k < 2; k++)
+		r[k] = risk_new(&c);
+	memset(open, 0, sizeof(open));
+	for (int step = 0; step < 20000; step++) {
+		uint32_t i, ref, q, n_open = 0;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		i = (uint32_t)(x % N);
+		ref = 1000 + i * 64;     /* multiples collide in the hash */
+		q = (uint32_t)(x >> 40) % 50 + 1;
+		for (uint32_t j = 0; j < N; j++)
+			n_open += open[j] != 0;
+		for (int k = 0; k < 2; k++) {
+			int rc;
+
+			switch ((x >> 32) % 4) {
+			case 0:
+				d = decision(1, (x >> 20) & 1 ? 'B' : 'S',
+					     500100, q);
+				rc = hgw_risk_check_order(r[k], book, &d, t, ref);
+				HGW_CHECK_EQ(rc, open[i] == 0 && n_open < 32 ?
+					     HGW_RISK_PASS : HGW_RISK_OPEN_ORDERS);
+				break;
+			case 1:
+				rc = hgw_risk_fill(r[k], ref, q);
+				HGW_CHECK_EQ(rc, open[i] ? 0 : -ENOENT);
+				break;
+			case 2:
+				rc = hgw_risk_reduce(r[k], ref, q);
+				HGW_CHECK_EQ(rc, open[i] ? 0 : -ENOENT);
+				break;
+			default:
+				rc = hgw_risk_restate(r[k], ref, q);
+				HGW_CHECK_EQ(rc, open[i] ? 0 : -ENOENT);
+				break;
+			}
+		}
+		switch ((x >> 32) % 4) {
+		case 0:
+			if (open[i] == 0 && n_open < 32)
+				open[i] = q;
+			break;
+		case 1:
+		case 2:
+			open[i] -= open[i] < q ? open[i] : q;
+			break;
+		default:
+			if (open[i] != 0)
+				open[i] = q;
+			break;
+		}
+		t++;
+		n_open = 0;
+		for (uint32_t j = 0; j < N; j++) {
+			n_open += open[j] != 0;
+			/* still open exactly when the model says so */
+			if (open[j] != 0)
+				HGW_CHECK_EQ(hgw_risk_restate(r[0], 1000 + j * 64,
+							      open[j]), 0);
+		}
+		HGW_CHECK_EQ(hgw_risk_open_orders(r[0]), n_open);
+		if (hgw_test_failures != 0)
+			break;
+	}
+	/* r[0] was restated to the same values: a no-op on state */
+	HGW_CHECK_EQ(hgw_risk_state_cmp(r[0], r[1], NULL, 0), 0);
+	free(r[0]);
+	free(r[1]);
+}
+
 int
 main(void)
 {
@@ -964,6 +1157,8 @@ main(void)
 	HGW_TEST(test_risk_limit_valid);
 	HGW_TEST(test_risk_capacity_same);
 	HGW_TEST(test_risk_state_cmp);
+	HGW_TEST(test_risk_venue);
+	HGW_TEST(test_risk_venue_table);
 	free(book);
 	free(table.entries);
 	return hgw_test_done();
