@@ -1273,6 +1273,8 @@ main(int argc, char **argv)
 	if (txl && rte_eal_remote_launch(hgw_txlcore_main, &txlcore,
 					 txlcore_lcore) != 0)
 		die("cannot launch the TX lcore %u", txlcore_lcore);
+	if (txlcore.venue != NULL)
+		hgw_venue_wait_up(txlcore.venue, conf.venue_dead_ms);
 	for (uint32_t i = 0; i < conf.workers; i++)
 		if (rte_eal_remote_launch(hgw_worker_main, &workers[i],
 					  workers[i].lcore) != 0)

@@ -265,6 +265,20 @@ hgw_venue_init(const struct hgw_config *c)
 	return v;
 }
 
+void
+hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
+{
+	for (uint32_t i = 0; i < ms; i++) {
+		/* relaxed: a start-up hint; the TX lcore checks the session
+		 * itself for every order */
+		if (atomic_load_explicit(&v->shared.up, memory_order_relaxed))
+			return;
+		rte_delay_us_sleep(1000);
+	}
+	printf("venue: not logged in after %u ms; trading starts, orders "
+	       "go back as unsent until the session is up\n", ms);
+}
+
 /* ---- TX lcore ---------------------------------------------------------- */
 
 /* Hand a trigger back as unsent: the control plane posts an UNSENT

@@ -144,6 +144,11 @@ struct hgw_venue {
  * [venue] host is configured. */
 struct hgw_venue *hgw_venue_init(const struct hgw_config *c);
 
+/* Main lcore, before the workers start: wait for the TX lcore's first
+ * login, at most ms; says in one line if it did not come (orders then
+ * go back as unsent until it does). */
+void hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms);
+
 /* TX lcore: one deduplicated order (h: its trigger and mbuf, freed
  * here): sent on the session, or handed back as unsent. */
 void hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,

@@ -84,7 +84,8 @@ struct hgw_soup_stats {
 	uint64_t rejects;               /* Login Rejected */
 	uint64_t connect_failed;        /* connects that did not complete */
 	uint64_t losses;                /* connections dropped (any reason) */
-	uint64_t lost_up;               /* ... of them after Login Accepted */
+	uint64_t lost_up;               /* ... of them after Login Accepted
+					 * (a stop is not a loss) */
 	uint64_t loss[HGW_SOUP_LOSS_MAX];
 	uint64_t hb_sent, hb_recv;      /* R sent, H received */
 	uint64_t sequenced;             /* S messages handed over */

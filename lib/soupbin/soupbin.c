@@ -236,7 +236,7 @@ lose(struct hgw_soup *s, enum hgw_soup_loss why, uint64_t now_ns)
 		s->st.connect_failed++;
 	} else {
 		s->st.losses++;
-		if (s->state == HGW_SOUP_UP)
+		if (s->state == HGW_SOUP_UP && why != HGW_SOUP_LOSS_STOP)
 			s->st.lost_up++;
 	}
 	s->st.loss[why]++;
