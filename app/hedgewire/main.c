@@ -1221,6 +1221,7 @@ main(int argc, char **argv)
 	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	trade = conf.table_file[0] != '\0';
+	hgw_venue_check(&conf);
 	int txl = trade && conf.dedup == HGW_DEDUP_MODE_TXLCORE;
 	unsigned int need = conf.workers + (conf.rx_mode == HGW_RX_FANOUT) +
 			    (unsigned int)txl;

@@ -146,16 +146,14 @@ journal_open(const char *path)
 	    path);
 }
 
-struct hgw_venue *
-hgw_venue_init(const struct hgw_config *c)
+void
+hgw_venue_check(const struct hgw_config *c)
 {
-	struct hgw_soup_cfg sc;
-	struct hgw_venue *v;
 	struct in_addr a;
-	struct timespec ts;
+	char f[10];
 
 	if (c->venue_host[0] == '\0')
-		return NULL;
+		return;
 	if (c->table_file[0] == '\0')
 		die("[venue] host needs trading ([table] file)");
 	if (c->dedup == HGW_DEDUP_MODE_CLAIM || c->dedup == HGW_DEDUP_MODE_NONE)
@@ -184,6 +182,28 @@ hgw_venue_init(const struct hgw_config *c)
 		    "(above max_orders_per_sec, %u)", c->venue_max_ops_symbol,
 		    c->venue_max_ops);
 
+	if (hgw_soup_field(f, 6, c->venue_username) != 0)
+		die("bad value for [venue] username: '%s' (printable ASCII)",
+		    c->venue_username);
+	if (hgw_soup_field(f, 10, c->venue_password) != 0)
+		die("bad value for [venue] password (printable ASCII)");
+	if (hgw_soup_field(f, 10, c->venue_session) != 0)
+		die("bad value for [venue] session: '%s' (printable ASCII)",
+		    c->venue_session);
+}
+
+struct hgw_venue *
+hgw_venue_init(const struct hgw_config *c)
+{
+	struct hgw_soup_cfg sc;
+	struct hgw_venue *v;
+	struct in_addr a;
+	struct timespec ts;
+
+	if (c->venue_host[0] == '\0')
+		return NULL;
+	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
+		die("bad value for [venue] host: '%s'", c->venue_host);
 	v = rte_zmalloc("hgw_venue", sizeof(*v), RTE_CACHE_LINE_SIZE);
 	if (v == NULL)
 		die("cannot allocate the venue session");

@@ -107,6 +107,29 @@ config)
 	grep -q "Segmentation\|core dumped" "$T/err" && fail "crashed on a missing capture"
 	expect_eq "missing capture: error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
 	echo "  rejected a missing capture: $(grep '^hedgewire: ' "$T/err")"
+	# [venue]: only tx-lcore owns a session; the keys it needs
+	v="--set table.file=/nonexistent --set venue.host=127.0.0.1 --set venue.username=U --set venue.state_file=$T/st"
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] with \\[run\\] dedup = claim: .*no single owner" $v
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] with \\[run\\] dedup = downstream" $v --set run.dedup=downstream
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] with \\[run\\] dedup = none" $v --set run.dedup=none
+	v+=" --set run.dedup=tx-lcore"
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] host: '10.0.0'" $v --set venue.host=10.0.0
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] state_file is required" $v --set venue.state_file=
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] username is required" $v --set venue.username=
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] username: too long" $v --set venue.username=TOOLONG
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] dead_ms: 1000" $v --set venue.dead_ms=1000
+	# shellcheck disable=SC2086
+	expect_start_error "\\[venue\\] max_orders_per_sec_per_symbol: 20" $v \
+		--set venue.max_orders_per_sec=10 --set venue.max_orders_per_sec_per_symbol=20
+	expect_start_error "\\[venue\\] host needs trading" --set venue.host=127.0.0.1
 	# and the bundled profiles are valid
 	for f in "$SRCDIR"/conf/*.ini; do
 		run_hw -l0-1 "net_null0" -c "$f" --print-config ||
