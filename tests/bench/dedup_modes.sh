@@ -8,6 +8,10 @@
 #   tx-lcore     2 workers handing over to the TX lcore
 #   downstream   2 workers each sending every copy, then hgw-dedup's own
 #                rx_burst -> tx_burst on those copies (the extra hop)
+#   venue        1 worker, the TX lcore sending over the SoupBinTCP session
+#                to scripts/venue_sim.py on 127.0.0.1 ([venue]); besides
+#                arrival -> send() returned, venue-send: the TX lcore's
+#                dequeue of the order -> send() returned (what TCP adds)
 # Rounds are interleaved (mode A, B, ... then again) so drift hits every
 # mode alike; the best and median round of each percentile are printed.
 # On a 2-vCPU machine, tx-lcore with 2 workers runs 3 busy lcores on 2
@@ -64,6 +68,38 @@ hw() {
 	fi
 }
 
+# venue: 1 worker + TX lcore, orders over TCP to the venue simulator; the
+# rx_to_tx line goes to stdout, the dequeue -> send() line to $work/vsend.
+hw_venue() {
+	local pid port
+	rm -f "$work/vport" "$work/vstate"
+	python3 scripts/venue_sim.py --listen 127.0.0.1:0 --user U --password P \
+		--session S --ready-file "$work/vport" >"$work/vsim.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do [ -s "$work/vport" ] && break; sleep 0.05; done
+	port=$(cat "$work/vport")
+	# shellcheck disable=SC2046
+	$B/hedgewire/hedgewire "$(lcores 3)" --no-pci \
+		$(scripts/eal-args.sh $((mb + 400))) \
+		--file-prefix hgw-bench --log-level=error \
+		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" -- \
+		-c conf/demo.ini --set "table.file=$work/table.tbl" \
+		--set book.instruments=4096 --set rx.burst=1 \
+		--set run.workers=1 --set run.dedup=tx-lcore \
+		--set order.journal= --set run.idle_timeout_ms=0 \
+		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
+		--set risk.max_orders_total=4096 \
+		--set venue.host=127.0.0.1 --set venue.port="$port" \
+		--set venue.username=U --set venue.password=P --set venue.session=S \
+		--set venue.state_file="$work/vstate" \
+		--set venue.max_orders_per_sec=0 \
+		--set venue.max_orders_per_sec_per_symbol=0 >"$work/out"
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	sed -n 's/^  venue_send: //p' "$work/out" >"$work/vsend"
+	sed -n 's/^sent rx_to_tx: //p' "$work/out"
+}
+
 # The filter's own hop, on the copies the downstream run left.
 dd() {
 	local in="" i
@@ -77,6 +113,8 @@ dd() {
 }
 
 modes="single claim tx-lcore/1 tx-lcore downstream downstream-hop"
+venue=0
+[ ! -f scripts/venue_sim.py ] || { venue=1; modes+=" venue venue-send"; }
 for ((r = 1; r <= rounds; r++)); do
 	hw none 1 2 >"$work/r$r.single"
 	hw claim 2 3 >"$work/r$r.claim"
@@ -84,6 +122,10 @@ for ((r = 1; r <= rounds; r++)); do
 	hw tx-lcore 2 4 >"$work/r$r.tx-lcore"
 	hw downstream 2 3 >"$work/r$r.downstream"
 	dd >"$work/r$r.downstream-hop"
+	if [ $venue = 1 ]; then
+		hw_venue >"$work/r$r.venue"
+		cp "$work/vsend" "$work/r$r.venue-send"
+	fi
 	echo "round $r done"
 done
 
@@ -106,4 +148,6 @@ done
 echo
 echo "single: 1 worker. claim, downstream: 2 workers, every order that left (downstream: every copy)."
 echo "downstream-hop: hgw-dedup's rx_burst -> tx_burst on those copies, replayed from their pcaps."
+[ $venue = 0 ] || echo "venue: 1 worker + TX lcore, arrival -> send() returned on the SoupBinTCP session; venue-send: the TX lcore's dequeue -> send() returned."
+[ $venue = 1 ] || echo "venue: skipped (no scripts/venue_sim.py)"
 [ "$ncpu" -ge 4 ] || echo "note: $ncpu CPUs: tx-lcore with 2 workers time-shares 3 busy lcores on $ncpu CPUs."
