@@ -43,6 +43,7 @@
 #include "venue.h"
 #include "hgw_cli.h"
 #include "hgw_chanmap.h"
+#include "hgw_port.h"
 #include "journal.h"
 #include "stats_tel.h"
 #include "worker.h"
@@ -197,61 +198,23 @@ static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
 	   struct rte_mempool *rx_pool, uint64_t rx_offloads, const char *what)
 {
-	struct rte_eth_dev_info info;
-	struct rte_eth_conf pconf;
-	uint16_t ntxd = 512;
-	int rc;
+	char err[256], warn[128], whatv[48], rx_why[64];
+	struct hgw_port_conf pc = {
+		.nrx = nrx, .ntx = ntx, .nrxd = nrxd, .ntxd = 512,
+		.rx_pool = rx_pool, .rx_offloads = rx_offloads,
+		/* the feed is multicast: take every group; the decoder
+		 * filters */
+		.rx = HGW_PORT_RX_ALLMULTI, .what = whatv, .rx_why = rx_why,
+		.tx_why = "[run] workers / dedup" };
 
-	if (!rte_eth_dev_is_valid_port(port))
-		die("%s = %u: no such DPDK port (%u available; pass a "
-		    "device or --vdev in the EAL args)", what, port,
-		    rte_eth_dev_count_avail());
-	rc = rte_eth_dev_info_get(port, &info);
-	if (rc != 0)
-		die("port %u: cannot get device info: %s", port, strerror(-rc));
-	if (info.max_rx_queues < nrx)
-		die("[run] workers = %u needs %u RX queues on port %u (%s has %u)",
-		    nrx, nrx, port, info.driver_name, info.max_rx_queues);
-	if (info.max_tx_queues < ntx)
-		die("[run] workers = %u needs %u TX queues on port %u for orders "
-		    "(%s has %u; with net_pcap add one tx_pcap per worker)",
-		    ntx, ntx, port, info.driver_name, info.max_tx_queues);
-	memset(&pconf, 0, sizeof(pconf));
-	/* wanted where offered; net_pcap stamps without offering it, and
-	 * whoever needs a stamp checks the mbuf field after the start */
-	pconf.rxmode.offloads = rx_offloads & info.rx_offload_capa;
-	rc = rte_eth_dev_configure(port, nrx, ntx, &pconf);
-	if (rc != 0)
-		die("port %u: configure with %u RX / %u TX queues failed: %s",
-		    port, nrx, ntx, strerror(-rc));
-	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
-	if (rc != 0)
-		die("port %u: descriptor counts refused: %s", port, strerror(-rc));
-	for (uint16_t q = 0; q < nrx; q++) {
-		rc = rte_eth_rx_queue_setup(port, q, nrxd,
-					    rte_eth_dev_socket_id(port), NULL,
-					    rx_pool);
-		if (rc != 0)
-			die("port %u: RX queue %u setup failed: %s", port, q,
-			    strerror(-rc));
-	}
-	for (uint16_t q = 0; q < ntx; q++) {
-		rc = rte_eth_tx_queue_setup(port, q, ntxd,
-					    rte_eth_dev_socket_id(port), NULL);
-		if (rc != 0)
-			die("port %u: TX queue %u setup failed: %s", port, q,
-			    strerror(-rc));
-	}
-	rc = rte_eth_dev_start(port);
-	if (rc != 0)
-		die("port %u: start failed: %s", port, strerror(-rc));
-	if (nrx != 0) {
-		/* The feed is multicast: take every group; the decoder filters. */
-		rc = rte_eth_allmulticast_enable(port);
-		if (rc != 0 && rc != -ENOTSUP)
-			RTE_LOG(WARNING, HGW_APP, "port %u: all-multicast: %s\n",
-				port, strerror(-rc));
-	}
+	snprintf(whatv, sizeof(whatv), "%s = %u", what, port);
+	snprintf(rx_why, sizeof(rx_why), "[run] workers x [feed] lines = %u",
+		 nrx);
+	if (hgw_port_start(port, &pc, err, sizeof(err), warn,
+			   sizeof(warn)) != 0)
+		die("%s", err);
+	if (warn[0] != '\0')
+		RTE_LOG(WARNING, HGW_APP, "%s\n", warn);
 }
 
 /* flow-mirror: one rte_flow rule on the feed (group, port) whose fate is

@@ -15,8 +15,8 @@
 
 #include "config.h"
 #include "journal.h"
-#include "nicclock.h"
-#include "pace.h"
+#include "hgw_nicclock.h"
+#include "hgw_pace.h"
 #include "hgw_book.h"
 #include "hgw_dedup.h"
 #include "hgw_event.h"

@@ -38,6 +38,7 @@
 #include "hgw_dedup.h"
 #include "hgw_latency.h"
 #include "hgw_order.h"
+#include "hgw_port.h"
 
 #define PROG "hgw-dedup"
 #define MAX_BURST 64
@@ -220,27 +221,16 @@ stage_once(struct stage *st)
 static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp)
 {
-	struct rte_eth_conf pc;
-	uint16_t nrxd = 1024, ntxd = 1024;
-	int rc;
+	struct hgw_port_conf pc = { .nrx = nrx, .ntx = ntx, .rx_pool = mp,
+				    .rx = HGW_PORT_RX_PROMISC,
+				    .rx_why = "--queues" };
+	char err[256], warn[128];
 
-	memset(&pc, 0, sizeof(pc));
-	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
-	if (rc == 0)
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
-	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
-		rc = rte_eth_rx_queue_setup(port, q, nrxd,
-					    rte_eth_dev_socket_id(port), NULL, mp);
-	for (uint16_t q = 0; rc == 0 && q < ntx; q++)
-		rc = rte_eth_tx_queue_setup(port, q, ntxd,
-					    rte_eth_dev_socket_id(port), NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
-	if (rc != 0)
-		die("port %u: setup with %u RX / %u TX queues failed: %s", port,
-		    nrx, ntx, strerror(-rc));
-	if (nrx != 0)
-		rte_eth_promiscuous_enable(port);
+	if (hgw_port_start(port, &pc, err, sizeof(err), warn,
+			   sizeof(warn)) != 0)
+		die("%s", err);
+	if (warn[0] != '\0')
+		fprintf(stderr, "hgw-dedup: %s\n", warn);
 }
 
 static void

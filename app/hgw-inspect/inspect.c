@@ -29,6 +29,7 @@
 #include <rte_mbuf.h>
 
 #include "hgw_cli.h"
+#include "hgw_port.h"
 #include "hgw_feed.h"
 #include "show.h"
 
@@ -555,10 +556,10 @@ progress(const struct inspect *x)
 static int
 read_live(struct inspect *x)
 {
-	struct rte_eth_conf pc;
 	struct rte_mempool *mp;
 	struct rte_mbuf *m[32];
 	uint16_t port = x->o.dpdk_port;
+	char err[256];
 
 	if (!rte_eth_dev_is_valid_port(port)) {
 		fprintf(stderr, PROG ": no DPDK port %u\n", port);
@@ -567,15 +568,19 @@ read_live(struct inspect *x)
 	mp = rte_pktmbuf_pool_create("inspect", 8191, 256, 0,
 				     RTE_MBUF_DEFAULT_BUF_SIZE,
 				     rte_eth_dev_socket_id(port));
-	memset(&pc, 0, sizeof(pc));
-	if (mp == NULL || rte_eth_dev_configure(port, 1, 0, &pc) != 0 ||
-	    rte_eth_rx_queue_setup(port, 0, 1024, rte_eth_dev_socket_id(port),
-				   NULL, mp) != 0 ||
-	    rte_eth_dev_start(port) != 0) {
-		fprintf(stderr, PROG ": cannot start DPDK port %u\n", port);
+	if (mp == NULL) {
+		fprintf(stderr, PROG ": cannot create a pool of 8191 mbufs: "
+			"%s\n", rte_strerror(rte_errno));
 		return EXIT_READ;
 	}
-	rte_eth_allmulticast_enable(port);
+	/* the feed is multicast: every group */
+	if (hgw_port_start(port, &(struct hgw_port_conf){
+				.nrx = 1, .rx_pool = mp,
+				.rx = HGW_PORT_RX_ALLMULTI },
+			   err, sizeof(err), NULL, 0) != 0) {
+		fprintf(stderr, PROG ": %s\n", err);
+		return EXIT_READ;
+	}
 	uint64_t hz = rte_get_timer_hz();
 	uint64_t next = rte_get_timer_cycles() + hz;
 

@@ -92,6 +92,7 @@
 #include "hgw_latency.h"
 #include "hgw_mold.h"
 #include "hgw_order.h"
+#include "hgw_port.h"
 
 #define PROG "hgw-meter"
 #define BURST 32
@@ -1267,47 +1268,21 @@ static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp,
 	   const char *what)
 {
-	struct rte_eth_dev_info info;
-	struct rte_eth_conf pc;
-	uint16_t nrxd = 1024, ntxd = 1024;
-	int rc;
+	char err[256], warn[128], whatv[48], tx_why[32], rx_why[40];
+	/* no RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: the copies share mbufs;
+	 * orders may go to any address: take them all */
+	struct hgw_port_conf pc = { .nrx = nrx, .ntx = ntx, .rx_pool = mp,
+				    .rx = HGW_PORT_RX_PROMISC, .what = whatv,
+				    .rx_why = rx_why, .tx_why = tx_why };
 
-	if (!rte_eth_dev_is_valid_port(port))
-		die("%s %u: no such DPDK port (%u available; pass a device or "
-		    "--vdev in the EAL args)", what, port,
-		    rte_eth_dev_count_avail());
-	rc = rte_eth_dev_info_get(port, &info);
-	if (rc != 0)
-		die("port %u: cannot get device info: %s", port, strerror(-rc));
-	if (info.max_tx_queues < ntx)
-		die("--copies %u needs %u TX queues on port %u (%s has %u)", ntx,
-		    ntx, port, info.driver_name, info.max_tx_queues);
-	if (info.max_rx_queues < nrx)
-		die("--order-queues %u needs %u RX queues on port %u (%s has %u)",
-		    nrx, nrx, port, info.driver_name, info.max_rx_queues);
-	memset(&pc, 0, sizeof(pc));
-	/* no RTE_ETH_TX_OFFLOAD_MBUF_FAST_FREE: the copies share mbufs */
-	rc = rte_eth_dev_configure(port, nrx, ntx, &pc);
-	if (rc == 0)
-		rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
-	for (uint16_t q = 0; rc == 0 && q < nrx; q++)
-		rc = rte_eth_rx_queue_setup(port, q, nrxd,
-					    rte_eth_dev_socket_id(port), NULL, mp);
-	for (uint16_t q = 0; rc == 0 && q < ntx; q++)
-		rc = rte_eth_tx_queue_setup(port, q, ntxd,
-					    rte_eth_dev_socket_id(port), NULL);
-	if (rc == 0)
-		rc = rte_eth_dev_start(port);
-	if (rc != 0)
-		die("port %u (%s): setup with %u RX / %u TX queues failed: %s",
-		    port, info.driver_name, nrx, ntx, strerror(-rc));
-	if (nrx != 0) {
-		/* orders may go to any address: take them all */
-		rc = rte_eth_promiscuous_enable(port);
-		if (rc != 0 && rc != -ENOTSUP)
-			fprintf(stderr, PROG ": port %u: promiscuous: %s\n", port,
-				strerror(-rc));
-	}
+	snprintf(whatv, sizeof(whatv), "%s %u", what, port);
+	snprintf(tx_why, sizeof(tx_why), "--copies %u", ntx);
+	snprintf(rx_why, sizeof(rx_why), "--order-queues %u", nrx);
+	if (hgw_port_start(port, &pc, err, sizeof(err), warn,
+			   sizeof(warn)) != 0)
+		die("%s", err);
+	if (warn[0] != '\0')
+		fprintf(stderr, PROG ": %s\n", warn);
 }
 
 static const char *

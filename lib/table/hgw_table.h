@@ -6,17 +6,19 @@
  * function and file format are specified in README.md ("Trading rules").
  *
  * Readers (workers) copy an entry under its sequence count and retry on a
- * torn read; one writer (the control plane) updates entries in place. The
+ * torn read; one writer updates entries in place. The sequence count is
+ * a seqlock of its own (C11 atomics, the protocol of DPDK's rte_seqcount,
+ * which is experimental in DPDK 22.11: this header needs no experimental
+ * API, so its users need none either). The
  * file functions and the in-memory functions work without an EAL; only
  * hgw_table_load_replicas / hgw_table_set_free use DPDK memory (huge pages).
  */
 #ifndef HGW_TABLE_H
 #define HGW_TABLE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include <rte_seqcount.h>
 
 struct rte_memzone;
 
@@ -38,7 +40,11 @@ extern "C" {
 /* One entry, exactly one cache line. Fields after seq are little-endian
  * host integers (the file is little-endian; hedgewire runs on LE hosts). */
 struct hgw_table_entry {
-	rte_seqcount_t seq;     /* even when stable; 0 in files */
+	/* Even when stable, odd while written; 0 in files. Writer: odd
+	 * (relaxed), release fence, fields (relaxed), even (release).
+	 * Reader: acquire load, fields (relaxed), acquire fence, relaxed
+	 * load; the same even value twice: the fields belong together. */
+	_Atomic uint32_t seq;
 	uint8_t action;         /* 0, 'B' or 'S' */
 	uint8_t price_mode;     /* HGW_TABLE_PRICE_* */
 	uint8_t tif;            /* OUCH time in force, sent as is */
@@ -123,8 +129,8 @@ typedef uint64_t __attribute__((may_alias)) hgw_table_word64;
  * private dst, as relaxed atomic word loads: plain moves on x86 and Arm, but
  * a torn read racing hgw_table_write is then defined behaviour in C11 (the
  * seqlock discards it) rather than a data race, and ThreadSanitizer agrees.
- * Their order relative to the sequence count loads is set by the fences in
- * rte_seqcount_read_begin / _read_retry. */
+ * Their order relative to the sequence count loads is set by the acquire
+ * load and the acquire fence in hgw_table_read. */
 static inline void
 hgw_table_fields_load(struct hgw_table_entry *dst,
 		      const struct hgw_table_entry *src)
@@ -146,9 +152,9 @@ hgw_table_fields_load(struct hgw_table_entry *dst,
 #undef HGW_TABLE_LOAD_
 }
 
-/* Copy entry key into *out, consistent with respect to a concurrent
- * hgw_table_write (retries while the writer is in the middle). out->seq
- * is the (even) sequence count the copy was taken at. */
+/* Copy entry key's fields into *out, consistent with respect to a
+ * concurrent hgw_table_write (retries while the writer is in the middle).
+ * out->seq is not written. */
 static inline void
 hgw_table_read(const struct hgw_table *t, uint64_t key,
 	       struct hgw_table_entry *out)
@@ -156,14 +162,18 @@ hgw_table_read(const struct hgw_table *t, uint64_t key,
 	const struct hgw_table_entry *e = &t->entries[key];
 	uint32_t sn;
 
-	do {
-		/* Acquire: the field loads below come after this load. */
-		sn = rte_seqcount_read_begin(&e->seq);
+	for (;;) {
+		/* acquire: the field loads below come after this load */
+		sn = atomic_load_explicit(&e->seq, memory_order_acquire);
+		if (sn & 1)
+			continue;	/* being written */
 		hgw_table_fields_load(out, e);
-		/* Acquire fence inside: the field loads come before the
-		 * second sequence count load. */
-	} while (rte_seqcount_read_retry(&e->seq, sn));
-	out->seq.sn = sn;
+		/* acquire fence: the field loads come before the second
+		 * load of the count */
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&e->seq, memory_order_relaxed) == sn)
+			return;
+	}
 }
 
 /* Single writer: replace entry key's fields (seq is managed here). */

@@ -58,7 +58,7 @@ _Static_assert(offsetof(struct hgw_table_entry, price) == 8, "layout");
 _Static_assert(offsetof(struct hgw_table_entry, quantity) == 12, "layout");
 _Static_assert(offsetof(struct hgw_table_entry, tag) == 16, "layout");
 _Static_assert(offsetof(struct hgw_table_entry, reserved) == 20, "layout");
-_Static_assert(sizeof(rte_seqcount_t) == 4, "seq is 4 bytes");
+_Static_assert(sizeof(_Atomic uint32_t) == 4, "seq is 4 bytes");
 _Static_assert(sizeof(struct hgw_table) <= RTE_CACHE_LINE_SIZE,
 	       "struct hgw_table fits the line before the entries");
 
@@ -152,7 +152,10 @@ hgw_table_write(struct hgw_table *t, uint64_t key,
 	 * below cannot become visible before the odd count, so a reader that
 	 * loads any of them fails its retry check (its acquire fence orders
 	 * its field loads before its second count load). */
-	rte_seqcount_write_begin(&e->seq);
+	uint32_t sn = atomic_load_explicit(&e->seq, memory_order_relaxed);
+
+	atomic_store_explicit(&e->seq, sn + 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
 	/* Every field but seq, as relaxed atomic word stores: plain moves,
 	 * but a racing reader's loads are then not a data race (see
 	 * hgw_table_fields_load). */
@@ -170,7 +173,7 @@ hgw_table_write(struct hgw_table *t, uint64_t key,
 	/* Stores sn even with release: all field stores above are visible
 	 * before it, so a reader whose acquire load in read_begin sees this
 	 * count copies the new entry whole. */
-	rte_seqcount_write_end(&e->seq);
+	atomic_store_explicit(&e->seq, sn + 2, memory_order_release);
 }
 
 /* ------------------------------------------------------------------ */
@@ -404,7 +407,7 @@ tbl_read_entries(int fd, const char *path, struct hgw_table_entry *entries,
 				       n);
 		crc = hgw_table_crc32c(&entries[i], len, crc);
 		for (uint64_t j = i; j < i + k; j++)
-			entries[j].seq.sn = 0;
+			atomic_init(&entries[j].seq, 0);
 		i += k;
 	}
 	if (crc != want)
@@ -487,7 +490,7 @@ hgw_table_file_write(const char *path, const struct hgw_table_dims *d,
 
 		memcpy(buf, &entries[i], len);
 		for (uint64_t j = 0; j < k; j++)
-			buf[j].seq.sn = 0;
+			atomic_init(&buf[j].seq, 0);
 		crc = hgw_table_crc32c(buf, len, crc);
 		if (tbl_write_full(fd, buf, len) != 0)
 			rc = -1;

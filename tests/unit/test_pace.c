@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: unit tests of paced replay's deadlines (app/hedgewire/pace.h).
+ * hedgewire: unit tests of paced replay's deadlines (lib/pace/hgw_pace.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "hgw_test.h"
-#include "nicclock.h"
-#include "pace.h"
+#include "hgw_nicclock.h"
+#include "hgw_pace.h"
 
 #define HZ 2500000000ull	/* a 2.5 GHz TSC */
 

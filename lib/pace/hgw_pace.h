@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: paced replay, the release deadline of each frame.
+ * hedgewire: paced replay, the release deadline of each frame (header only).
  *
  * In pcap replay every worker reads its own copy of the file, so a race
  * needs a common arrival instant: frame i is released to every worker at
@@ -11,8 +11,8 @@
  * but still measures from the deadline: lateness is latency, not an error.
  * Pure arithmetic, shared by the worker and its unit test.
  */
-#ifndef HGW_APP_PACE_H
-#define HGW_APP_PACE_H
+#ifndef HGW_PACE_H
+#define HGW_PACE_H
 
 #include <stdint.h>
 
@@ -78,4 +78,4 @@ hgw_pacer_rate(struct hgw_pacer *p)
 	return p->t0 + (uint64_t)((double)first * p->cycles_per_unit);
 }
 
-#endif /* HGW_APP_PACE_H */
+#endif /* HGW_PACE_H */

@@ -10,8 +10,8 @@
  * TSC is the middle of the TSCs read around the clock read.
  * Pure arithmetic, shared by the control plane, the workers and a test.
  */
-#ifndef HGW_APP_NICCLOCK_H
-#define HGW_APP_NICCLOCK_H
+#ifndef HGW_NICCLOCK_H
+#define HGW_NICCLOCK_H
 
 #include <stdint.h>
 
@@ -45,4 +45,4 @@ hgw_nic_clock_tsc(const struct hgw_nic_clock *c, uint64_t clk)
 	return c->tsc0 - (uint64_t)((double)(c->clk0 - clk) * c->tsc_per_tick);
 }
 
-#endif /* HGW_APP_NICCLOCK_H */
+#endif /* HGW_NICCLOCK_H */
