@@ -223,9 +223,14 @@ hgw_venue_init(const struct hgw_config *c)
 	sc.reconnect_ns = (uint64_t)c->venue_reconnect_ms * 1000000;
 	sc.out_bytes = 1 << 16;
 	sc.busy_poll_us = 50;
-	/* next_seq 1: the whole session so far (a restart's replicas start
-	 * from nothing, and take back what the venue did today) */
-	if (hgw_soup_init(&v->soup, &sc, 1) != 0)
+	v->state = state_map(c->venue_state_file, &v->floor);
+	/* the next message not seen today: 1 on a new day; after a restart,
+	 * the one after the last the previous run received (its replicas'
+	 * state went with it: a restart starts flat, and does not flood the
+	 * new replicas' event queues with the day's answers) */
+	if (hgw_soup_init(&v->soup, &sc,
+			  atomic_load_explicit(&v->state->last_seq,
+					       memory_order_relaxed) + 1) != 0)
 		die("cannot set up the venue session: %s", strerror(errno));
 
 	v->answers = rte_ring_create_elem("hgw_venue_answers",
@@ -234,7 +239,6 @@ hgw_venue_init(const struct hgw_config *c)
 	if (v->answers == NULL)
 		die("cannot create the venue answer ring: %s",
 		    rte_strerror(rte_errno));
-	v->state = state_map(c->venue_state_file, &v->floor);
 	v->cancel_on_disconnect = (int)c->venue_cancel_on_disconnect;
 	v->cap_total = c->venue_max_ops;
 	v->cap_symbol = c->venue_max_ops_symbol;
@@ -274,12 +278,12 @@ hgw_venue_init(const struct hgw_config *c)
 	hgw_soup_start(&v->soup, 0);
 	printf("venue: %s:%u user '%s' session '%s', heartbeat %u ms, dead "
 	       "after %u ms, reconnect %u ms; UserRefNum floor %" PRIu64
-	       " (state_file %s, day %u); caps %u/s, %u/s per instrument; "
+	       ", from message %" PRIu64 " (state_file %s, day %u); caps %u/s, %u/s per instrument; "
 	       "cancel_on_disconnect %s; journal %s\n", c->venue_host,
 	       c->venue_port, c->venue_username,
 	       c->venue_session[0] ? c->venue_session : "(current)",
 	       c->venue_heartbeat_ms, c->venue_dead_ms, c->venue_reconnect_ms,
-	       v->floor, c->venue_state_file, v->state->day, v->cap_total,
+	       v->floor, v->soup.next_seq, c->venue_state_file, v->state->day, v->cap_total,
 	       v->cap_symbol, v->cancel_on_disconnect ? "yes" : "no",
 	       journal != NULL ? journal_path : "none");
 	return v;
@@ -577,6 +581,7 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	m.len = (uint16_t)(len > UINT16_MAX ? UINT16_MAX : len);
 	memcpy(m.raw, msg, len < HGW_VENUE_RAW ? len : HGW_VENUE_RAW);
 	v->msgs++;
+	atomic_store_explicit(&v->state->last_seq, seq, memory_order_relaxed);
 	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
 		m.ok = 1;
 		o = m.a.type == HGW_OUCH_SYSTEM_EVENT ? NULL :

@@ -71,6 +71,10 @@ struct hgw_venue_state {
 	 * cache, which a SIGKILL keeps) before the send, so a crash can
 	 * skip a number, never repeat one. */
 	_Atomic uint64_t last_user_ref;
+	/* The last sequenced message received today: a restart asks for
+	 * the one after it (relaxed, as above; a crash between receiving
+	 * and handing it over loses at most what the ring held). */
+	_Atomic uint64_t last_seq;
 	uint64_t orders;                /* orders sent today (informative) */
 };
 
