@@ -748,6 +748,10 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 							memory_order_relaxed),
 		st->connects, st->connect_failed, st->logins, st->rejects,
 		st->lost_up, hgw_soup_loss_name(v->soup.last_loss));
+	for (uint32_t i = 1; i < HGW_SOUP_LOSS_MAX; i++)
+		if (st->loss[i] != 0 && i != HGW_SOUP_LOSS_STOP)
+			fprintf(out, "venue: connection dropped (%s) %" PRIu64
+				"\n", hgw_soup_loss_name(i), st->loss[i]);
 	for (int i = 0; i < HGW_VENUE_UNSENT_MAX; i++) {
 		unsent += v->unsent[i];
 		if (v->unsent[i] != 0)

@@ -110,5 +110,170 @@ reject)
 	grep -q "orders=0" "$T/check" || fail "the simulator got orders: $(cat "$T/check")"
 	echo "  login rejected; $(grep -o 'unsent (session down) [0-9]*' "$T/out")"
 	;;
+heartbeat)
+	# both sides heartbeat every 100 ms; a paced replay with quiet spells
+	sim_start --heartbeat-ms 100
+	hw --set venue.heartbeat_ms=100 --set venue.dead_ms=1000 \
+		--set replay.pace=rate --set replay.pps=2000
+	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
+	hs=$(vv "heartbeats sent") hr=$(vv "received")
+	[ "$hs" -gt 0 ] || fail "no client heartbeat sent"
+	[ "$hr" -gt 0 ] || fail "no server heartbeat received"
+	expect_eq "sessions lost" "$(vv "sessions lost")" 0
+	$CHECK heartbeats "$T/sim.jsonl" >"$T/check" || fail "$(cat "$T/check")"
+	echo "  hedgewire: heartbeats sent $hs received $hr; simulator: $(cat "$T/check")"
+	;;
+dead)
+	# the simulator goes silent (no data, no heartbeat) after 20 messages
+	sim_start --silent-after 20 --heartbeat-ms 100
+	hw --set venue.heartbeat_ms=100 --set venue.dead_ms=500 \
+		--set replay.pace=rate --set replay.pps=2000
+	grep -q "^venue: connection dropped (server silent too long) [1-9]" "$T/out" ||
+		fail "dead server not detected: $(grep '^venue' "$T/out")"
+	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill on the lost session"
+	grep -q "venue session lost" "$T/err" || fail "the control plane did not say the session was lost"
+	check_orders
+	echo "  $(grep '^venue: connection dropped' "$T/out" | tr '\n' ' ')"
+	;;
+replay)
+	# the simulator drops the connection after 30 messages; hedgewire
+	# reconnects asking for the next one and the simulator replays; the
+	# operator re-enables trading after the session-lost kill
+	sim_start --drop-after 30 --fill-pct 30
+	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
+		--cmd /hgw/risk/kill,0 --gap-ms 1500,1500 --duration 2 \
+		>"$T/driver.out" 2>&1 &
+	PIDS+=($!)
+	hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=3000
+	[ "$(vv logins)" -ge 2 ] || fail "no reconnect: $(grep '^venue' "$T/out")"
+	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill on the lost session"
+	check_orders
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" ||
+		fail "venue journal: $(cat "$T/check2")"
+	echo "  logins $(vv logins); $(cat "$T/check2")"
+	;;
+restart)
+	# SIGKILL in the middle, then a restart on the same state file: no
+	# UserRefNum twice, none going back, no ClOrdID twice at the venue
+	sim_start --fill-pct 30
+	run_hw "--lcores=0@0,1@1,2@0,3@1" \
+		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
+		-c "$T/conf.ini" --set venue.port="$PORT" \
+		--set replay.pace=rate --set replay.pps=3000 &
+	hwpid=$!
+	sleep 3
+	kill -KILL "$hwpid" 2>/dev/null || true
+	wait "$hwpid" 2>/dev/null || true
+	$CHECK orders "$T/sim.jsonl" >"$T/check" || fail "first run: $(cat "$T/check")"
+	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
+	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
+	hw
+	[ "$RC" = 0 ] || fail "restart: exit $RC: $(cat "$T/err")"
+	floor=$(sed -n 's/.*UserRefNum floor \([0-9]*\),.*/\1/p' "$T/out")
+	[ "$floor" -gt 0 ] || fail "the restart did not read the floor"
+	grep -q "unsent (UserRefNum not above the last one sent today) [1-9]" "$T/out" ||
+		fail "the restart resent nothing and refused nothing: $(grep '^venue' "$T/out")"
+	check_orders
+	echo "  first run sent $first before SIGKILL; restart from floor $floor sent $(vv "orders sent")"
+	;;
+rate)
+	# an unpaced replay is one catch-up burst: the wall-clock caps hold
+	sim_start
+	hw --set venue.max_orders_per_sec=40 --set venue.max_orders_per_sec_per_symbol=5 \
+		--set risk.max_orders_instrument=1000 --set risk.max_orders_total=1000 \
+		--set risk.window_ms=1 --set replay.pace=rate --set replay.pps=8000
+	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
+	grep -q "unsent (over max_orders_per_sec) [1-9]" "$T/out" ||
+		fail "the total cap refused nothing: $(grep '^venue' "$T/out")"
+	grep -q "unsent (over max_orders_per_sec_per_symbol) [1-9]" "$T/out" ||
+		fail "the per-symbol cap refused nothing: $(grep '^venue' "$T/out")"
+	$CHECK rate "$T/sim.jsonl" 40 5 >"$T/check" || fail "$(cat "$T/check")"
+	check_orders
+	echo "  $(cat "$T/check")"
+	;;
+kill)
+	# kill switch mid-run: every order open at the venue is cancelled
+	sim_start
+	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
+		--cmd /hgw/risk/kill,1 --gap-ms 1500,1500 --duration 2 \
+		>"$T/driver.out" 2>&1 &
+	PIDS+=($!)
+	hw --set replay.pace=rate --set replay.pps=3000
+	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
+	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
+	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out")"
+	$CHECK cancels "$T/sim.jsonl" >"$T/check" || fail "$(cat "$T/check")"
+	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
+	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
+	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
+	;;
+disconnect)
+	# the venue cancels open orders when the session drops: hedgewire
+	# does not cancel them again, and the replicas get the venue's cancels
+	sim_start --drop-after 40 --cancel-on-disconnect
+	hw --set venue.cancel_on_disconnect=yes --set venue.reconnect_ms=50 \
+		--set replay.pace=rate --set replay.pps=3000
+	[ "$(vv logins)" -ge 2 ] || fail "no reconnect"
+	expect_eq "cancels sent (the venue did it)" "$(vv "cancels sent")" 0
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" || fail "$(cat "$T/check2")"
+	awk '$3 == "C"' "$T/venue.jl" | grep -q . || fail "no Canceled answer reached the journal"
+	echo "  $(awk '$3 == "C"' "$T/venue.jl" | wc -l) venue cancels journalled; $(cat "$T/check2")"
+	# without the flag, hedgewire cancels what it knows open after the reconnect
+	sim_stop
+	rm -f "$T/state" "$T/sim.jsonl"
+	sim_start --drop-after 40
+	hw --set venue.cancel_on_disconnect=no --set venue.reconnect_ms=50 \
+		--set replay.pace=rate --set replay.pps=3000
+	[ "$(vv "cancels sent")" -gt 0 ] || fail "no cancels after the reconnect: $(grep '^venue' "$T/out")"
+	echo "  without cancel_on_disconnect: cancels sent $(vv "cancels sent")"
+	;;
+bad)
+	for kind in badlen unknown gap; do
+		sim_stop
+		rm -f "$T/state" "$T/sim.jsonl"
+		sim_start --bad-after "20:$kind"
+		hw --set replay.pace=rate --set replay.pps=3000
+		case $kind in
+		badlen) want="malformed packet";;
+		unknown) want="unknown packet type";;
+		gap) want="out-of-sequence login or data";;
+		esac
+		grep -q "^venue: connection dropped ($want) [1-9]" "$T/out" ||
+			fail "$kind: not counted as $want: $(grep '^venue' "$T/out")"
+		[ "$(vv "session-lost kills")" -ge 1 ] || fail "$kind: no kill"
+		check_orders
+		echo "  $kind: $(grep "^venue: connection dropped ($want)" "$T/out")"
+	done
+	;;
+tshark)
+	command -v dumpcap >/dev/null || { echo "SKIP: no dumpcap"; exit 77; }
+	sim_start --fill-pct 30
+	dumpcap -q -i lo -f "tcp port $PORT" -w "$T/session.pcapng" >"$T/dumpcap.out" 2>&1 &
+	dc=$!
+	PIDS+=("$dc")
+	sleep 1
+	hw --set replay.pace=rate --set replay.pps=5000
+	sleep 1
+	kill -INT "$dc"; wait "$dc" 2>/dev/null || true
+	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
+	tshark -r "$T/session.pcapng" -d "tcp.port==$PORT,soupbintcp" -T fields \
+		-e soupbintcp.packet_type 2>/dev/null | tr ',' '\n' | tr -d "'" >"$T/types"
+	login=$(tshark -r "$T/session.pcapng" -d "tcp.port==$PORT,soupbintcp" \
+		-Y 'soupbintcp.packet_type == "L"' -T fields -e soupbintcp.username \
+		-e soupbintcp.session -e soupbintcp.req_seq_num 2>/dev/null | tr -d ' ')
+	expect_eq "tshark: Login Request (username, session, sequence)" "$login" "$(printf 'U\tS\t1')"
+	expect_eq "tshark: Unsequenced Data packets" "$(grep -cx U "$T/types")" "$(vv "orders sent")"
+	expect_eq "tshark: Login Requests" "$(grep -cx L "$T/types")" 1
+	expect_eq "tshark: Login Accepted" "$(grep -cx A "$T/types")" 1
+	expect_eq "tshark: Logout Requests" "$(grep -cx O "$T/types")" 1
+	[ "$(grep -cx S "$T/types")" -ge "$(vv "orders sent")" ] ||
+		fail "tshark: fewer Sequenced Data than orders"
+	if [ -f "$SRCDIR/tests/venue/soupbin_tshark.py" ]; then
+		python3 "$SRCDIR/tests/venue/soupbin_tshark.py" "$T/session.pcapng" "$PORT" \
+			>"$T/ts.out" 2>&1 || fail "soupbin_tshark.py: $(tail -3 "$T/ts.out")"
+		echo "  $(tail -1 "$T/ts.out")"
+	fi
+	echo "  tshark decodes $(grep -cx U "$T/types") orders, the login and the logout"
+	;;
 esac
 exit 0
