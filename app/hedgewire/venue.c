@@ -490,7 +490,7 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	atomic_store_explicit(&v->state->last_user_ref, ref,
 			      memory_order_relaxed);
 	v->open[v->open_n++] = (struct hgw_venue_open){ ref, qty, h->key,
-							h->seq };
+							h->seq, 0, 0 };
 	v->sent++;
 	s->tx.orders++;
 	if (hgw_soup_send_framed(&v->soup, f + ORDER_SOUP_OFF, ORDER_SOUP_LEN,
@@ -548,6 +548,7 @@ cancel_run(struct hgw_venue *v, uint64_t now)
 					  venue_ns(v, now)) != 0)
 				return; /* full or down: later */
 			v->cancels_sent++;
+			o->cancel_sent = 1;
 		}
 		v->cancel_next++;
 	}
@@ -593,7 +594,7 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 			break;
 		case HGW_OUCH_CANCELED:
 		case HGW_OUCH_AIQ_CANCELED:
-			if (v->kills != 0) {
+			if (o != NULL && o->cancel_sent) {
 				v->venue_cancelled++;
 				v->venue_cancelled_qty += m.a.qty;
 			}
@@ -620,6 +621,11 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	}
 	if (rte_ring_sp_enqueue_elem(v->answers, &m, sizeof(m)) != 0)
 		v->answers_lost++;
+	if (!m.ok)
+		/* the replicas cannot take it (the control lcore sets the
+		 * kill switch): drop the connection, as for a malformed
+		 * packet; the reconnect asks for the message after it */
+		hgw_soup_abort(&v->soup, venue_ns(v, rte_rdtsc()));
 }
 
 void

@@ -82,6 +82,8 @@ struct hgw_venue_open {
 	uint32_t user_ref;
 	uint32_t qty;                   /* open quantity (0: done) */
 	uint64_t key, seq;              /* its trigger */
+	uint32_t cancel_sent;           /* a kill's Cancel Order went */
+	uint32_t pad;
 };
 
 struct hgw_venue_sym {

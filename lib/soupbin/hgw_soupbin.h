@@ -53,6 +53,7 @@ enum hgw_soup_state {
 	X(UNKNOWN, "unknown packet type")                                   \
 	X(SEQUENCE, "out-of-sequence login or data")                        \
 	X(INPUT_FULL, "packet longer than the input buffer")                \
+	X(REFUSED, "a message the application refused")                    \
 	X(STOP, "stopped")
 
 enum hgw_soup_loss {
@@ -168,6 +169,12 @@ int hgw_soup_send(struct hgw_soup *s, const uint8_t *msg, size_t len,
  * hgw_soup_send. The frame is not checked beyond its length field. */
 int hgw_soup_send_framed(struct hgw_soup *s, const uint8_t *soup, size_t len,
 			 uint64_t now_ns);
+
+/* Drop the connection now (from the owner thread, also from within the
+ * message callback), counted as HGW_SOUP_LOSS_REFUSED, and reconnect
+ * after the back-off asking for the message after the last one handed
+ * over. For a message the application cannot take. */
+void hgw_soup_abort(struct hgw_soup *s, uint64_t now_ns);
 
 /* Stop: a Logout Request when logged in (written if the socket takes
  * it), then close. The session goes IDLE. */

@@ -573,6 +573,13 @@ hgw_soup_send(struct hgw_soup *s, const uint8_t *msg, size_t len,
 }
 
 void
+hgw_soup_abort(struct hgw_soup *s, uint64_t now_ns)
+{
+	if (s->state == HGW_SOUP_LOGIN || s->state == HGW_SOUP_UP)
+		lose(s, HGW_SOUP_LOSS_REFUSED, now_ns);
+}
+
+void
 hgw_soup_stop(struct hgw_soup *s, uint64_t now_ns)
 {
 	if (s->state == HGW_SOUP_UP || s->state == HGW_SOUP_LOGIN) {

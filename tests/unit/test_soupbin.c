@@ -523,6 +523,44 @@ test_connect_refused(void)
 	hgw_soup_fini(&S);
 }
 
+/* the application refuses a message: the connection drops from inside
+ * the callback, the messages after it are not handed over, and the
+ * reconnect asks for the one after the refused one */
+static void
+on_msg_refuse(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
+{
+	on_msg(arg, seq, msg, len);
+	if (msg[0] == 'X')
+		hgw_soup_abort(&S, 5);
+}
+
+static void
+test_abort_in_callback(void)
+{
+	struct hgw_soup_cfg c;
+	struct got g = { 0 };
+	uint8_t b[64];
+	int sv[2];
+
+	cfg_default(&c);
+	HGW_CHECK_EQ(hgw_soup_init(&S, &c, 1), 0);
+	HGW_CHECK_EQ(pair(sv), 0);
+	hgw_soup_attach(&S, sv[0], 0);
+	HGW_CHECK_EQ(srv_read(sv[1], b, 49), 49);
+	srv_accept_login(sv[1], "S", 1);
+	srv_put(sv[1], 'S', "A", 1);
+	srv_put(sv[1], 'S', "X", 1);
+	srv_put(sv[1], 'S', "B", 1);
+	hgw_soup_poll(&S, 1, on_msg_refuse, &g);
+	HGW_CHECK_EQ(g.n, 2);
+	HGW_CHECK_EQ(S.state, HGW_SOUP_BACKOFF);
+	HGW_CHECK_EQ(S.last_loss, HGW_SOUP_LOSS_REFUSED);
+	HGW_CHECK_EQ(S.next_seq, 3);
+	HGW_CHECK_EQ(S.st.lost_up, 1);
+	close(sv[1]);
+	hgw_soup_fini(&S);
+}
+
 static void
 test_logout_on_stop(void)
 {
@@ -557,6 +595,7 @@ main(void)
 	HGW_TEST(test_output_bounded);
 	HGW_TEST(test_reconnect_replay);
 	HGW_TEST(test_connect_refused);
+	HGW_TEST(test_abort_in_callback);
 	HGW_TEST(test_logout_on_stop);
 	return hgw_test_done();
 }
