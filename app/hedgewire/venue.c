@@ -672,10 +672,12 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 void
 hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 {
-	uint64_t end = rte_rdtsc() + v->hz / 5;
+	uint64_t end = rte_rdtsc() + 2 * v->hz;
 
-	/* the venue's answers to the last orders (200 ms at most) */
-	while (hgw_soup_up(&v->soup) && rte_rdtsc() < end)
+	/* Logout Request, then what the venue still sends (its answers to
+	 * our last orders) until it closes: 2 s at most */
+	hgw_soup_logout(&v->soup, venue_ns(v, rte_rdtsc()));
+	while (v->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
 	hgw_soup_stop(&v->soup, venue_ns(v, rte_rdtsc()));
 	atomic_store_explicit(&v->shared.up, 0, memory_order_relaxed);

@@ -36,6 +36,8 @@ enum hgw_soup_state {
 	HGW_SOUP_CONNECTING,    /* non-blocking connect in progress */
 	HGW_SOUP_LOGIN,         /* Login Request sent, waiting for A or J */
 	HGW_SOUP_UP,            /* logged in: orders may go */
+	HGW_SOUP_CLOSING,       /* Logout Request sent, our side shut down:
+				 * reading what the server still sends */
 	HGW_SOUP_ENDED,         /* End of Session, or Login Rejected: no
 				 * reconnect (a new session needs a restart) */
 };
@@ -175,6 +177,14 @@ int hgw_soup_send_framed(struct hgw_soup *s, const uint8_t *soup, size_t len,
  * after the back-off asking for the message after the last one handed
  * over. For a message the application cannot take. */
 void hgw_soup_abort(struct hgw_soup *s, uint64_t now_ns);
+
+/* Log out gracefully: a Logout Request after what is pending, then our
+ * side of the connection is shut down (the server reads every packet we
+ * sent before it), and polls keep handing over what the server still
+ * sends until it closes (then IDLE) or dead_ns passes. Closing with
+ * unread input would reset the connection and could discard what the
+ * server had not read yet. */
+void hgw_soup_logout(struct hgw_soup *s, uint64_t now_ns);
 
 /* Stop: a Logout Request when logged in (written if the socket takes
  * it), then close. The session goes IDLE. */

@@ -214,6 +214,8 @@ lose(struct hgw_soup *s, enum hgw_soup_loss why, uint64_t now_ns)
 {
 	uint32_t p = s->out_pkt, end = s->out_head + s->out_len;
 
+	if (s->state == HGW_SOUP_CLOSING)
+		why = HGW_SOUP_LOSS_STOP;       /* the end of a logout */
 	/* packets not wholly written: from the one a partial write cut */
 	while (p + 3 <= end) {
 		uint32_t len = 2 + ((uint32_t)s->out[p] << 8 | s->out[p + 1]);
@@ -387,7 +389,7 @@ on_packet(struct hgw_soup *s, const uint8_t *p, uint32_t n, uint64_t now_ns,
 			lose(s, HGW_SOUP_LOSS_MALFORMED, now_ns);
 			return 0;
 		}
-		if (s->state != HGW_SOUP_UP) {
+		if (s->state != HGW_SOUP_UP && s->state != HGW_SOUP_CLOSING) {
 			s->st.out_of_sequence++;
 			lose(s, HGW_SOUP_LOSS_SEQUENCE, now_ns);
 			return 0;
@@ -507,6 +509,7 @@ hgw_soup_poll(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn,
 		return 0;
 	case HGW_SOUP_LOGIN:
 	case HGW_SOUP_UP:
+	case HGW_SOUP_CLOSING:
 		break;
 	}
 	fd = s->fd;
@@ -580,8 +583,32 @@ hgw_soup_abort(struct hgw_soup *s, uint64_t now_ns)
 }
 
 void
+hgw_soup_logout(struct hgw_soup *s, uint64_t now_ns)
+{
+	static const uint8_t o[3] = { 0, 1, 'O' };
+
+	if (s->state != HGW_SOUP_UP && s->state != HGW_SOUP_LOGIN) {
+		hgw_soup_stop(s, now_ns);
+		return;
+	}
+	if (out_put(s, o, sizeof(o)) != 0 || out_flush(s) != 0 ||
+	    s->out_len != 0) {
+		/* it cannot all go now: a plain stop */
+		hgw_soup_stop(s, now_ns);
+		return;
+	}
+	(void)shutdown(s->fd, SHUT_WR);
+	s->state = HGW_SOUP_CLOSING;
+	s->last_recv_ns = now_ns;
+}
+
+void
 hgw_soup_stop(struct hgw_soup *s, uint64_t now_ns)
 {
+	if (s->state == HGW_SOUP_CLOSING) {
+		lose(s, HGW_SOUP_LOSS_STOP, now_ns);
+		return;
+	}
 	if (s->state == HGW_SOUP_UP || s->state == HGW_SOUP_LOGIN) {
 		static const uint8_t o[3] = { 0, 1, 'O' };
 

@@ -50,9 +50,13 @@ vv() {
 "$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 --imbalances 8 \
 	--seed 5 --fill 0.1
 cat >"$T/conf.ini" <<EOF
+[book]
+instruments = 256
+orders = 262144
 [table]
 file = $T/table.tbl
 [risk]
+max_position = 100000000
 max_orders_instrument = 20
 max_orders_total = 200
 window_ms = 50

@@ -584,6 +584,42 @@ test_logout_on_stop(void)
 	hgw_soup_fini(&S);
 }
 
+/* a graceful logout: the server reads the Logout Request and then EOF,
+ * and what it sends until it closes is still handed over */
+static void
+test_logout_graceful(void)
+{
+	struct hgw_soup_cfg c;
+	struct got g = { 0 };
+	uint8_t b[64];
+	int sv[2];
+
+	cfg_default(&c);
+	HGW_CHECK_EQ(hgw_soup_init(&S, &c, 1), 0);
+	HGW_CHECK_EQ(pair(sv), 0);
+	hgw_soup_attach(&S, sv[0], 0);
+	HGW_CHECK_EQ(srv_read(sv[1], b, 49), 49);
+	srv_accept_login(sv[1], "S", 1);
+	hgw_soup_poll(&S, 1, on_msg, &g);
+	HGW_CHECK_EQ(hgw_soup_send(&S, (const uint8_t *)"O1", 2, 1), 0);
+	hgw_soup_logout(&S, 2);
+	HGW_CHECK_EQ(S.state, HGW_SOUP_CLOSING);
+	HGW_CHECK_EQ(hgw_soup_send(&S, (const uint8_t *)"O2", 2, 2), -1);
+	HGW_CHECK_EQ(srv_read(sv[1], b, 8), 8);
+	HGW_CHECK(memcmp(b, "\x00\x03UO1\x00\x01O", 8) == 0);
+	HGW_CHECK_EQ(srv_read(sv[1], b, 1), 0);  /* our side shut down */
+	srv_put(sv[1], 'S', "A1", 2);           /* the answer to O1 */
+	hgw_soup_poll(&S, 3, on_msg, &g);
+	HGW_CHECK_EQ(g.n, 1);
+	HGW_CHECK_EQ(S.state, HGW_SOUP_CLOSING);
+	close(sv[1]);
+	hgw_soup_poll(&S, 4, on_msg, &g);
+	HGW_CHECK_EQ(S.state, HGW_SOUP_IDLE);
+	HGW_CHECK_EQ(S.st.lost_up, 0);
+	HGW_CHECK_EQ(S.fd, -1);
+	hgw_soup_fini(&S);
+}
+
 int
 main(void)
 {
@@ -597,5 +633,6 @@ main(void)
 	HGW_TEST(test_connect_refused);
 	HGW_TEST(test_abort_in_callback);
 	HGW_TEST(test_logout_on_stop);
+	HGW_TEST(test_logout_graceful);
 	return hgw_test_done();
 }
