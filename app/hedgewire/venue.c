@@ -297,6 +297,13 @@ hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
 		 * itself for every order */
 		if (atomic_load_explicit(&v->shared.up, memory_order_relaxed))
 			return;
+		if (atomic_load_explicit(&v->shared.ended,
+					 memory_order_relaxed)) {
+			printf("venue: the session ended before trading "
+			       "started (login rejected, or end of session); "
+			       "orders go back as unsent\n");
+			return;
+		}
 		rte_delay_us_sleep(1000);
 	}
 	printf("venue: not logged in after %u ms; trading starts, orders "
@@ -657,6 +664,9 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 				      memory_order_release);
 	}
 	atomic_store_explicit(&v->shared.up, hgw_soup_up(&v->soup),
+			      memory_order_relaxed);
+	atomic_store_explicit(&v->shared.ended,
+			      v->soup.state == HGW_SOUP_ENDED,
 			      memory_order_relaxed);
 	if (v->cancel_pending && hgw_soup_up(&v->soup)) {
 		if (v->cancel_on_disconnect && v->soup.st.lost_up != 0 &&

@@ -99,8 +99,11 @@ struct hgw_venue {
 		 * it with acquire and calls hgw_ctl_session_lost() once per
 		 * increase. */
 		_Atomic uint32_t lost;
-		/* 1 while logged in; relaxed (telemetry, summary). */
+		/* 1 while logged in; relaxed (start-up wait, a hint). */
 		_Atomic uint32_t up;
+		/* 1 once the session ended for the run (End of Session,
+		 * Login Rejected); relaxed, as up. */
+		_Atomic uint32_t ended;
 	} shared __rte_cache_aligned;
 
 	/* TX lcore only from here (the control lcore reads the counters
