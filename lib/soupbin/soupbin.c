@@ -350,13 +350,15 @@ on_packet(struct hgw_soup *s, const uint8_t *p, uint32_t n, uint64_t now_ns,
 			lose(s, HGW_SOUP_LOSS_MALFORMED, now_ns);
 			return 0;
 		}
-		/* only once, after our Login Request; a sequence number past
-		 * the next one we expect would skip messages we never saw,
-		 * and 0 or an unparsable one is impossible; a session other
-		 * than the one our numbers belong to, likewise */
+		/* only once, after our Login Request, and for the number we
+		 * asked for: past it would skip messages we never saw; below
+		 * it, the server's numbering and ours disagree (we cannot
+		 * tell which messages it resends); 0 or an unparsable one is
+		 * impossible; a session other than the one our numbers
+		 * belong to, likewise */
 		if (s->state != HGW_SOUP_LOGIN ||
 		    parse_seq(p + 1 + SOUP_SESSION, SOUP_SEQ, &seq) != 0 ||
-		    seq == 0 || seq > s->next_seq ||
+		    seq != s->next_seq ||
 		    (s->accepted_session[0] != '\0' &&
 		     memcmp(s->accepted_session, p + 1, SOUP_SESSION) != 0)) {
 			s->st.out_of_sequence++;

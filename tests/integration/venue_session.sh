@@ -10,6 +10,7 @@
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 . "$SRCDIR/tests/integration/common.sh"
 SIM="$SRCDIR/scripts/venue_sim.py"
+SIMPID=""
 CHECK="python3 $SRCDIR/tests/integration/venue_check.py"
 [ -f "$SIM" ] || { echo "SKIP: no $SIM"; exit 77; }
 
@@ -27,6 +28,7 @@ sim_start() {
 }
 
 sim_stop() {
+	[ -n "$SIMPID" ] || return 0
 	kill "$SIMPID" 2>/dev/null || true
 	wait "$SIMPID" 2>/dev/null || true
 }
@@ -78,7 +80,7 @@ EOF
 # every order the simulator received: UserRefNums strictly increasing,
 # no ClOrdID twice, as many as hedgewire says it sent
 check_orders() {
-	$CHECK orders "$T/sim.jsonl" >"$T/check" ||
+	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 ||
 		fail "simulator journal: $(cat "$T/check")"
 	echo "  simulator: $(cat "$T/check")"
 }
@@ -96,7 +98,7 @@ login)
 	expect_eq "orders the simulator got" "$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")" "$sent"
 	# every message the simulator sent is in hedgewire's venue journal,
 	# in order, once, and reached the replicas
-	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" ||
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
 		fail "venue journal: $(cat "$T/check2")"
 	echo "  $(cat "$T/check2")"
 	grep -q "answers taken by the replicas" "$T/out" ||
@@ -110,7 +112,7 @@ reject)
 	expect_eq "orders sent" "$(vv "orders sent")" 0
 	[ "$(grep -o 'unsent (session down) [0-9]*' "$T/out" | awk '{ print $NF }')" -gt 0 ] ||
 		fail "orders while rejected were not handed back"
-	$CHECK orders "$T/sim.jsonl" >"$T/check" || true
+	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || true
 	grep -q "orders=0" "$T/check" || fail "the simulator got orders: $(cat "$T/check")"
 	echo "  login rejected; $(grep -o 'unsent (session down) [0-9]*' "$T/out")"
 	;;
@@ -124,7 +126,7 @@ heartbeat)
 	[ "$hs" -gt 0 ] || fail "no client heartbeat sent"
 	[ "$hr" -gt 0 ] || fail "no server heartbeat received"
 	expect_eq "sessions lost" "$(vv "sessions lost")" 0
-	$CHECK heartbeats "$T/sim.jsonl" >"$T/check" || fail "$(cat "$T/check")"
+	$CHECK heartbeats "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	echo "  hedgewire: heartbeats sent $hs received $hr; simulator: $(cat "$T/check")"
 	;;
 dead)
@@ -152,7 +154,7 @@ replay)
 	[ "$(vv logins)" -ge 2 ] || fail "no reconnect: $(grep '^venue' "$T/out")"
 	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill on the lost session"
 	check_orders
-	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" ||
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
 		fail "venue journal: $(cat "$T/check2")"
 	echo "  logins $(vv logins); $(cat "$T/check2")"
 	;;
@@ -170,7 +172,7 @@ restart)
 	sleep 3
 	kill -KILL "$hwpid" 2>/dev/null || true
 	wait "$hwpid" 2>/dev/null || true
-	$CHECK orders "$T/sim.jsonl" >"$T/check" || fail "first run: $(cat "$T/check")"
+	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
 	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
 	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
 	hw
@@ -195,7 +197,7 @@ rate)
 	grep -q "unsent (over max_orders_per_sec_per_symbol) [1-9]" "$T/out" ||
 		fail "the per-symbol cap refused nothing: $(grep '^venue' "$T/out")"
 	check_orders
-	$CHECK rate "$T/sim.jsonl" 40 5 >"$T/check" || fail "$(cat "$T/check")"
+	$CHECK rate "$T/sim.jsonl" 40 5 >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	echo "  $(cat "$T/check"); hedgewire: $(grep -o 'unsent (over max[^)]*) [0-9]*' "$T/out" | tr '\n' ' ')"
 	;;
 kill)
@@ -209,7 +211,7 @@ kill)
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
 	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out")"
-	$CHECK cancels "$T/sim.jsonl" >"$T/check" || fail "$(cat "$T/check")"
+	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
 	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
 	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
@@ -222,7 +224,7 @@ disconnect)
 		--set replay.pace=rate --set replay.pps=3000
 	[ "$(vv logins)" -ge 2 ] || fail "no reconnect"
 	expect_eq "cancels sent (the venue did it)" "$(vv "cancels sent")" 0
-	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" || fail "$(cat "$T/check2")"
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 || fail "$(cat "$T/check2")"
 	awk '$3 == "C"' "$T/venue.jl" | grep -q . || fail "no Canceled answer reached the journal"
 	echo "  $(awk '$3 == "C"' "$T/venue.jl" | wc -l) venue cancels journalled; $(cat "$T/check2")"
 	# without the flag, hedgewire cancels what it knows open after the reconnect
@@ -235,21 +237,38 @@ disconnect)
 	echo "  without cancel_on_disconnect: cancels sent $(vv "cancels sent")"
 	;;
 bad)
+	# a System Event one byte too long (sequenced: an OUCH message that
+	# does not decode), a packet type SoupBinTCP does not have, and a
+	# Login Accepted one below what was asked for after a drop
 	for kind in badlen unknown gap; do
 		sim_stop
-		rm -f "$T/state" "$T/sim.jsonl"
+		rm -f "$T/state" "$T/sim.jsonl" "$T/venue.jl"*
 		sim_start --bad-after "20:$kind"
-		hw --set replay.pace=rate --set replay.pps=3000
+		hw --set replay.pace=rate --set replay.pps=3000 --set venue.reconnect_ms=50
 		case $kind in
-		badlen) want="malformed packet";;
+		badlen) want="a message the application refused";;
 		unknown) want="unknown packet type";;
 		gap) want="out-of-sequence login or data";;
 		esac
-		grep -q "^venue: connection dropped ($want) [1-9]" "$T/out" ||
-			fail "$kind: not counted as $want: $(grep '^venue' "$T/out")"
+		grep -Eq "^venue: connection dropped \(($want)\) [1-9]" "$T/out" ||
+			fail "$kind: not counted as $want: $(grep '^venue' "$T/out" | tr '\n' ' ')"
 		[ "$(vv "session-lost kills")" -ge 1 ] || fail "$kind: no kill"
+		[ "$(vv logins)" -ge 2 ] || fail "$kind: no reconnect after the drop"
+		case $kind in
+		badlen)
+			[ "$(vv "(bad")" = 1 ] || fail "badlen: bad messages $(vv "(bad")"
+			grep -q " BAD$" "$T/venue.jl" || fail "badlen: not journalled as BAD";;
+		unknown)
+			expect_eq "unknown packets" "$(vv ", unknown")" 1;;
+		gap)
+			# refused, and the next login gets the right number: every
+			# message once, in order
+			expect_eq "out-of-sequence" "$(vv ", out-of-sequence")" 1
+			$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
+				fail "gap: $(cat "$T/check2")";;
+		esac
 		check_orders
-		echo "  $kind: $(grep "^venue: connection dropped ($want)" "$T/out")"
+		echo "  $kind: $(grep -E "^venue: connection dropped \(($want)\)" "$T/out")"
 	done
 	;;
 tshark)
@@ -269,8 +288,9 @@ tshark)
 		-Y "soupbintcp.packet_type == 'L'" -T fields -e soupbintcp.username \
 		-e soupbintcp.session 2>/dev/null | tr -d ' ')
 	expect_eq "tshark: Login Request (username, session)" "$login" "$(printf 'U\tS')"
-	tshark -r "$T/session.pcapng" -d "tcp.port==$PORT,soupbintcp" -V 2>/dev/null |
-		grep -q "Requested sequence number: 1$" ||
+	tshark -r "$T/session.pcapng" -d "tcp.port==$PORT,soupbintcp" -V \
+		>"$T/session.txt" 2>/dev/null
+	grep -q "Requested sequence number: 1$" "$T/session.txt" ||
 		fail "tshark: the Login Request does not ask for message 1"
 	expect_eq "tshark: Unsequenced Data packets" "$(grep -cx U "$T/types")" "$(vv "orders sent")"
 	expect_eq "tshark: Login Requests" "$(grep -cx L "$T/types")" 1
@@ -279,7 +299,7 @@ tshark)
 	[ "$(grep -cx S "$T/types")" -ge "$(vv "orders sent")" ] ||
 		fail "tshark: fewer Sequenced Data than orders"
 	if [ -f "$SRCDIR/tests/venue/soupbin_tshark.py" ]; then
-		python3 "$SRCDIR/tests/venue/soupbin_tshark.py" "$T/session.pcapng" "$PORT" \
+		python3 "$SRCDIR/tests/venue/soupbin_tshark.py" "$T/session.pcapng" "$PORT" "$T/sim.jsonl" \
 			>"$T/ts.out" 2>&1 || fail "soupbin_tshark.py: $(tail -3 "$T/ts.out")"
 		echo "  $(tail -1 "$T/ts.out")"
 	fi
