@@ -71,6 +71,7 @@ struct app_args {
 	const char *config;
 	const char *dump_book;
 	const char *latency;
+	const char *claims;
 	int print_config;
 	struct inject_arg inject[3];
 };
@@ -85,6 +86,8 @@ usage(FILE *out)
 		"  --dump-book FILE      write every instrument's best bid/ask at exit\n"
 		"  --latency PREFIX      write the sent orders' latency histogram as\n"
 		"                        PREFIX.csv and PREFIX.json (ns; scripts/ccdf.sh)\n"
+		"  --claims FILE         benchmarks: write every worker's time to each\n"
+		"                        trigger's order, and who won it, as CSV\n"
 		"  --print-config        print the effective configuration and exit\n"
 		"  --inject-stall W,US,N test: worker W freezes US microseconds at\n"
 		"                        random messages, one every N on average\n"
@@ -128,6 +131,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		{ "set", required_argument, NULL, 's' },
 		{ "dump-book", required_argument, NULL, 'd' },
 		{ "latency", required_argument, NULL, 'L' },
+		{ "claims", required_argument, NULL, 'K' },
 		{ "print-config", no_argument, NULL, 'p' },
 		{ "inject-stall", required_argument, NULL, 'S' },
 		{ "inject-stop", required_argument, NULL, 'X' },
@@ -160,6 +164,9 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 			break;
 		case 'L':
 			a->latency = optarg;
+			break;
+		case 'K':
+			a->claims = optarg;
 			break;
 		case 'p':
 			a->print_config = 1;
@@ -864,6 +871,53 @@ latency_files(const struct hgw_hist *h, const char *prefix)
 	}
 }
 
+/* --claims: room for this many triggers per worker (16 bytes each) */
+#define CLAIMS_MAX (1u << 22)
+
+static void
+claims_init(struct hgw_worker *w, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		w[i].claims = rte_malloc_socket("hgw_claims", CLAIMS_MAX *
+						sizeof(*w[i].claims),
+						RTE_CACHE_LINE_SIZE,
+						rte_lcore_to_socket_id(w[i].lcore));
+		if (w[i].claims == NULL)
+			die("--claims: cannot allocate %u MB for worker %u",
+			    (unsigned int)(CLAIMS_MAX * sizeof(*w[i].claims) >> 20),
+			    i);
+		w[i].claims_max = CLAIMS_MAX;
+	}
+}
+
+/* worker,seq,ns,won: one line per trigger a worker reached. */
+static void
+claims_write(const struct hgw_worker *w, uint32_t n, const char *path)
+{
+	const double ns = 1e9 / (double)rte_get_tsc_hz();
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (f == NULL)
+		die("--claims: cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "worker,seq,ns,won\n");
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t k = 0; k < w[i].nclaims; k++)
+			fprintf(f, "%u,%" PRIu64 ",%.0f,%u\n", i,
+				w[i].claims[k].seq,
+				(double)w[i].claims[k].cycles * ns,
+				w[i].claims[k].won);
+		if (w[i].claims_dropped != 0)
+			fprintf(stderr, "hedgewire: --claims: worker %u: %"
+				PRIu64 " triggers past the first %u not "
+				"recorded\n", i, w[i].claims_dropped,
+				CLAIMS_MAX);
+	}
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		die("--claims: cannot write %s", path);
+}
+
 static void
 inject_init(struct hgw_worker *w, const struct app_args *a)
 {
@@ -1130,7 +1184,8 @@ static void
 check_separator(int argc, char **argv)
 {
 	static const char *const app_opts[] = {
-		"--config", "--set", "--dump-book", "--latency", "--print-config",
+		"--config", "--set", "--dump-book", "--latency", "--claims",
+		"--print-config",
 		"--inject-stall", "--inject-stop", "--inject-corrupt",
 	};
 
@@ -1218,6 +1273,8 @@ main(int argc, char **argv)
 	hgw_capture_check_start(conf.rx_port);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
+	if (args.claims != NULL)
+		claims_init(workers, conf.workers);
 	hgw_ctl_init(workers, conf.workers, &conf,
 		     trade ? &trading.tables : NULL, txl ? &txlcore : NULL);
 	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL,
@@ -1316,6 +1373,8 @@ main(int argc, char **argv)
 		}
 		if (args.latency != NULL)
 			latency_files(&all, args.latency);
+		if (args.claims != NULL)
+			claims_write(workers, conf.workers, args.claims);
 	}
 	for (uint32_t i = 0; trade && conf.stage_sample && i < conf.workers; i++) {
 		const double ns = 1e9 / (double)rte_get_tsc_hz();

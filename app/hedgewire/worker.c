@@ -318,6 +318,21 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 		flush_tx(w);
 }
 
+/* --claims (benchmarks): when this worker reached the order of trigger i,
+ * from the frame's arrival (or deadline), and whether it won the claim.
+ * A preallocated array; what does not fit is counted, not recorded. */
+static __rte_noinline void
+claim_note(struct hgw_worker *w, uint32_t i, int won)
+{
+	if (w->nclaims == w->claims_max) {
+		w->claims_dropped++;
+		return;
+	}
+	w->claims[w->nclaims++] = (struct hgw_claim){
+		.seq = w->batch_seq[i],
+		.cycles = rte_rdtsc() - w->rx_tsc, .won = (uint8_t)won };
+}
+
 /* A decision passed risk (which has accounted it either way, so every
  * replica keeps the same position and windows): claim, build, queue. Only
  * the first copy is sent. */
@@ -325,6 +340,7 @@ static inline void
 send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 {
 	struct rte_mbuf *m;
+	int won;
 
 	if (unlikely(w->halt != HGW_HALT_NONE)) {
 		w->halted_orders++;
@@ -333,10 +349,13 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 	m = likely(!(w->passive | w->left)) ? order_mbuf(w) : NULL;
 	if (unlikely(m == NULL))
 		return;
-	if (w->dedup != NULL &&
-	    !hgw_dedup_claim_count(w->dedup, &w->races,
-				   w->feed.sessions[w->batch_session[i]].key,
-				   w->batch_seq[i]))
+	won = w->dedup == NULL ||
+	      hgw_dedup_claim_count(w->dedup, &w->races,
+				    w->feed.sessions[w->batch_session[i]].key,
+				    w->batch_seq[i]);
+	if (unlikely(w->claims != NULL))
+		claim_note(w, i, won);
+	if (!won)
 		return;
 	w->spare = NULL;
 	build_order(w, m, d, w->batch_seq[i], w->batch_session[i]);

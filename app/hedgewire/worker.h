@@ -439,6 +439,10 @@ struct hgw_worker {
 		uint16_t locate;
 	} passed[HGW_PASSED_MAX];
 	uint64_t unsent_applied, unsent_missing;
+	/* --claims: every trigger's order reached, cold (benchmarks) */
+	struct hgw_claim { uint64_t seq, cycles; uint8_t won; } *claims;
+	uint32_t nclaims, claims_max;
+	uint64_t claims_dropped;
 	/* Cold: where each of the last HGW_EV_MAX events was taken (before
 	 * message (key, seq)), by event id % HGW_EV_MAX */
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];
