@@ -407,10 +407,12 @@ hgw_stalls_print(FILE *out, const char *prefix,
 		uint64_t total = 0;
 
 		fprintf(out, "%scpu %u: %" PRIu64 " stalls, %.1f/s, p50 %.1f us, "
-			"p99 %.1f us, max %.1f us, %.1f%% overlap a stall on "
-			"another cpu", prefix, s->cpu, s->n + s->lost, s->per_s,
-			us(s->p50_ns), us(s->p99_ns), us(s->max_ns),
-			100.0 * s->overlap_share);
+			"p99 %.1f us, max %.1f us", prefix, s->cpu,
+			s->n + s->lost, s->per_s, us(s->p50_ns), us(s->p99_ns),
+			us(s->max_ns));
+		if (n >= 2)
+			fprintf(out, ", %.1f%% overlap a stall on another cpu",
+				100.0 * s->overlap_share);
 		if (s->lost != 0)
 			fprintf(out, " (%" PRIu64 " not recorded: arrays full)",
 				s->lost);
