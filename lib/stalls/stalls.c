@@ -228,7 +228,7 @@ local_background(const uint32_t *lags, unsigned int b)
  * median of all bins, reported). A periodic
  * source adds a peak at its period and at each multiple. A local
  * maximum is a period when it stands out of the background by 4 sigma
- * (Poisson) and holds 2% of the stalls; going up in lag, a peak at a
+ * (Poisson) and holds 5% of the stalls; going up in lag, a peak at a
  * multiple of a period already found is its echo, unless it is half as
  * high again as that period's own peak (a second source at a multiple:
  * a 250 Hz tick beside a 1000 Hz one). The highest three are kept.
@@ -261,7 +261,7 @@ find_periods(struct hgw_stall_stats *s)
 		sigma = 1.0;
 		while (sigma * sigma < (double)bg)
 			sigma += 1.0;
-		if ((double)ex < 4.0 * sigma || ex < 3 || ex * 50ull < s->n)
+		if ((double)ex < 4.0 * sigma || ex < 3 || ex * 20ull < s->n)
 			continue;
 		for (unsigned int f = 0; f < nfound; f++)
 			if (harmonic(b, found[f].period_ns) &&
@@ -546,8 +546,8 @@ hgw_stalls_advise(FILE *out, const char *prefix,
 			"coinciding across cpus\n", prefix);
 		lines += 2;
 	} else if (rate >= 10) {
-		fprintf(out, "%sstalls with no tick period: interrupts or the "
-			"hypervisor; move IRQs off cpus %s (/proc/irq/*/"
+		fprintf(out, "%sstalls that do not recur at a kernel tick rate: "
+			"interrupts or the hypervisor; move IRQs off cpus %s (/proc/irq/*/"
 			"smp_affinity_list, irqbalance) or give the guest "
 			"dedicated host cpus\n", prefix, cpulist);
 		lines++;
