@@ -235,7 +235,8 @@ check_lcores(struct ctx *c, struct hgw_pf_item *it)
 	struct cpus online;
 	size_t len = 0;
 
-	if (readf(c->root, buf, sizeof(buf), "/sys/devices/system/cpu/online") < 0 ||
+	if (readf(c->root, buf, sizeof(buf),
+		  "/sys/devices/system/cpu/online") < 0 ||
 	    cpus_parse(buf, &online) < 0) {
 		item(it, "lcores", HGW_PF_WARN, "cannot read the online cpus "
 		     "(/sys/devices/system/cpu/online)");

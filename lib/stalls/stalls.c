@@ -439,7 +439,8 @@ hgw_stalls_print(FILE *out, const char *prefix,
 			if (s->intervals[b] == 0 || s->intervals[b] * 100 < total)
 				continue;
 			if (b == HGW_STALLS_BINS - 1)
-				fprintf(out, " >=%.1f ms: %u", b * HGW_STALLS_BIN_NS / 1e6,
+				fprintf(out, " >=%.1f ms: %u",
+					b * HGW_STALLS_BIN_NS / 1e6,
 					s->intervals[b]);
 			else
 				fprintf(out, " %.1f-%.1f ms: %u",
@@ -547,9 +548,9 @@ hgw_stalls_advise(FILE *out, const char *prefix,
 		lines += 2;
 	} else if (rate >= 10) {
 		fprintf(out, "%sstalls that do not recur at a kernel tick rate: "
-			"interrupts or the hypervisor; move IRQs off cpus %s (/proc/irq/*/"
-			"smp_affinity_list, irqbalance) or give the guest "
-			"dedicated host cpus\n", prefix, cpulist);
+			"interrupts or the hypervisor; move IRQs off cpus %s "
+			"(/proc/irq/*/smp_affinity_list, irqbalance) or give "
+			"the guest dedicated host cpus\n", prefix, cpulist);
 		lines++;
 	}
 	if (lines == 0) {
