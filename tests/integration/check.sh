@@ -119,6 +119,13 @@ host)
 	expect_items fail lcores
 	grep -q '^lcores .*workers = 2 needs 2 lcores besides the main one; the EAL has 1' "$T/out" ||
 		fail "lcores fail does not say why: $(grep '^lcores' "$T/out")"
+	# a worker lcore on a cpu this host does not have: the EAL refuses
+	# it before the check can run; the exit status still says so
+	n=$(nproc --all)
+	check "-l0,$n" --check-stall-ms 0
+	[ "$rc" -ne 0 ] || fail "--check with lcore $n (not on this host) exited 0"
+	grep -q "lcore $n unavailable" "$T/err" || fail "lcore $n: $(tail -3 "$T/err")"
+	grep -q "^hedgewire: EAL init failed" "$T/err" || fail "lcore $n: $(tail -1 "$T/err")"
 	# two workers sharing a cpu: a warn
 	check --lcores=0@0,1@1,2@1 --check-stall-ms 0 --set run.workers=2
 	check_shape
