@@ -3,6 +3,7 @@
  *
  *   hedgewire [EAL args] -- [-c conf.ini] [--set section.key=value]...
  *             [--dump-book FILE] [--print-config]
+ *             [--check [--check-stall-ms MS]]
  *
  * The main lcore is the control plane: it configures the port, launches
  * one worker per worker lcore, watches for the end of the feed, a stop
@@ -38,6 +39,7 @@
 #include <rte_telemetry.h>
 
 #include "capture.h"
+#include "check.h"
 #include "config.h"
 #include "control.h"
 #include "hgw_cli.h"
@@ -73,6 +75,8 @@ struct app_args {
 	const char *latency;
 	const char *claims;
 	int print_config;
+	int check;
+	uint32_t check_stall_ms;
 	struct inject_arg inject[3];
 };
 
@@ -89,6 +93,11 @@ usage(FILE *out)
 		"  --claims FILE         benchmarks: write every worker's time to each\n"
 		"                        trigger's order, and who won it, as CSV\n"
 		"  --print-config        print the effective configuration and exit\n"
+		"  --check               check the host for this configuration (ok,\n"
+		"                        warn or fail per item, with the fix); exit\n"
+		"                        1 if an item fails; trades nothing\n"
+		"  --check-stall-ms MS   with --check: spin MS ms on the worker cpus\n"
+		"                        to measure their stalls (default 1000, 0: no)\n"
 		"  --inject-stall W,US,N test: worker W freezes US microseconds at\n"
 		"                        random messages, one every N on average\n"
 		"  --inject-stop W,F     test: worker W stops for good after F frames\n"
@@ -131,8 +140,10 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		{ "set", required_argument, NULL, 's' },
 		{ "dump-book", required_argument, NULL, 'd' },
 		{ "latency", required_argument, NULL, 'L' },
-		{ "claims", required_argument, NULL, 'K' },
+		{ "claims", required_argument, NULL, 1001 },
 		{ "print-config", no_argument, NULL, 'p' },
+		{ "check", no_argument, NULL, 'K' },
+		{ "check-stall-ms", required_argument, NULL, 'M' },
 		{ "inject-stall", required_argument, NULL, 'S' },
 		{ "inject-stop", required_argument, NULL, 'X' },
 		{ "inject-corrupt", required_argument, NULL, 'C' },
@@ -147,6 +158,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 
 	a->inject[0].worker = a->inject[1].worker = UINT32_MAX;
 	a->inject[2].worker = UINT32_MAX;
+	a->check_stall_ms = 1000;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -165,11 +177,18 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		case 'L':
 			a->latency = optarg;
 			break;
-		case 'K':
+		case 1001:	/* --claims */
 			a->claims = optarg;
 			break;
 		case 'p':
 			a->print_config = 1;
+			break;
+		case 'K':
+			a->check = 1;
+			break;
+		case 'M':
+			a->check_stall_ms = (uint32_t)hgw_cli_num("hedgewire",
+				"check-stall-ms", optarg, 0, 60000);
 			break;
 		case 'S':
 			parse_inject(optarg, "stall", 3, &a->inject[0]);
@@ -1187,6 +1206,7 @@ check_separator(int argc, char **argv)
 		"--config", "--set", "--dump-book", "--latency", "--claims",
 		"--print-config",
 		"--inject-stall", "--inject-stop", "--inject-corrupt",
+		"--check",
 	};
 
 	for (int i = 1; i < argc; i++)
@@ -1233,6 +1253,11 @@ main(int argc, char **argv)
 		hgw_config_print(&conf, stdout);
 		rte_eal_cleanup();
 		return 0;
+	}
+	if (args.check) {
+		status = hgw_check_run(&conf, args.check_stall_ms);
+		rte_eal_cleanup();
+		return status;
 	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	trade = conf.table_file[0] != '\0';
