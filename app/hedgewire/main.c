@@ -940,6 +940,8 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 	uint64_t last_frames = 0;
 	uint64_t idle_since = rte_get_timer_cycles();
 	const uint64_t hz = rte_get_timer_hz();
+	const uint64_t stats_every = hz / 1000 * c->stats_interval_ms;
+	uint64_t stats_next = idle_since + stats_every;
 
 	for (;;) {
 		uint64_t frames = 0;
@@ -964,6 +966,10 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 			return STOP_END;
 		uint64_t now = rte_get_timer_cycles();
 
+		if (stats_every != 0 && now >= stats_next) {
+			hgw_stats_tel_record(0);
+			stats_next = now + stats_every;
+		}
 		if (frames != last_frames) {
 			last_frames = frames;
 			idle_since = now;
@@ -1219,6 +1225,9 @@ main(int argc, char **argv)
 	if (conf.digest_every & (conf.digest_every - 1))
 		die("bad value for [run] digest_every: %u (a power of two, or 0)",
 		    conf.digest_every);
+	if (conf.stats_interval_ms != 0 && conf.stats_interval_ms < 10)
+		die("bad value for [run] stats_interval_ms: %u (0 = off, or "
+		    "10..86400000)", conf.stats_interval_ms);
 
 
 	/* every port named must exist before anything asks about it */
@@ -1263,6 +1272,8 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
 	hgw_ctl_poll();		/* the last checkpoint every replica reached */
+	if (conf.stats_interval_ms != 0)
+		hgw_stats_tel_record(1);	/* the totals the summary has */
 
 	/* Workers are done: every order they sent is on the rings. */
 	if (trading.journal != NULL)
