@@ -43,6 +43,7 @@
 #include "hgw_cli.h"
 #include "hgw_chanmap.h"
 #include "journal.h"
+#include "pdump.h"
 #include "stats_tel.h"
 #include "worker.h"
 
@@ -1197,6 +1198,9 @@ main(int argc, char **argv)
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));
+	/* live capture of the ports by a secondary process (dpdk-dumpcap):
+	 * it costs nothing until one asks */
+	hgw_pdump_init();
 	hgw_config_defaults(&conf);
 	parse_args(argc - rc, argv + rc, &args, &conf);
 	if (args.print_config) {
@@ -1243,6 +1247,7 @@ main(int argc, char **argv)
 		trading_init(&trading, &conf);
 	recovery_lines_init(&conf, trade);
 	pool = ports_setup(&conf, trade);
+	hgw_pdump_clock(pool, conf.rx_port);
 	hgw_capture_check_start(conf.rx_port);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
@@ -1521,6 +1526,7 @@ main(int argc, char **argv)
 	rte_mempool_free(trading.tx_pool);
 	rte_free(trading.dedup);
 	rte_mempool_free(pool);
+	hgw_pdump_fini();
 	rte_eal_cleanup();
 	if (status != 0) {
 		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s\n", 8 + status,
