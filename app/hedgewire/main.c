@@ -1188,6 +1188,9 @@ main(int argc, char **argv)
 	int rc, trade, status = 0;
 
 	hgw_cli_version("hedgewire", argc, argv);
+	/* a line at a time, also into a pipe or the journal's socket (a
+	 * service): the version line at start-up, not at exit */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* first: a stop signal during start-up (EAL, table loading) must
 	 * still end in a clean stop and a summary, not kill the process

@@ -121,6 +121,7 @@ add_percentiles(struct rte_tel_data *d, const struct hgw_hist *h)
 		rte_tel_data_add_dict_u64(d, pct_names[p], (uint64_t)
 			((double)hgw_hist_percentile(h, pcts[p]) * ns));
 	rte_tel_data_add_dict_u64(d, "max_ns", (uint64_t)((double)h->max * ns));
+	rte_tel_data_add_dict_u64(d, "sum_ns", (uint64_t)((double)h->sum * ns));
 }
 
 /* All workers' snapshots (static: commands run under tel_lock). */
