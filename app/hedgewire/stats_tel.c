@@ -85,6 +85,7 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->misses = w->out.misses;
 		s->won = w->races.won;
 		s->lost = w->races.lost;
+		hgw_worker_decisions(w, &s->triggers, &s->rejects);
 		hgw_hist_copy(&s->rx_to_tx, &w->out.rx_to_tx);
 		s->tsc = rte_rdtsc();
 		return 0;
