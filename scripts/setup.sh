@@ -14,6 +14,7 @@ PACKAGES=(
 	python3 python3-pyelftools
 	clang llvm libclang-rt-14-dev
 	tshark gnuplot-nox
+	python3-prometheus-client systemd
 )
 
 need_root() {

@@ -46,6 +46,7 @@
 #include "hgw_chanmap.h"
 #include "hgw_port.h"
 #include "journal.h"
+#include "pdump.h"
 #include "stats_tel.h"
 #include "worker.h"
 
@@ -980,6 +981,8 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 	uint64_t last_frames = 0;
 	uint64_t idle_since = rte_get_timer_cycles();
 	const uint64_t hz = rte_get_timer_hz();
+	const uint64_t stats_every = hz / 1000 * c->stats_interval_ms;
+	uint64_t stats_next = idle_since + stats_every;
 
 	for (;;) {
 		uint64_t frames = 0;
@@ -1004,6 +1007,10 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 			return STOP_END;
 		uint64_t now = rte_get_timer_cycles();
 
+		if (stats_every != 0 && now >= stats_next) {
+			hgw_stats_tel_record(0);
+			stats_next = now + stats_every;
+		}
 		if (frames != last_frames) {
 			last_frames = frames;
 			idle_since = now;
@@ -1237,6 +1244,9 @@ main(int argc, char **argv)
 	int rc, trade, status = 0;
 
 	hgw_cli_version("hedgewire", argc, argv);
+	/* a line at a time, also into a pipe or the journal's socket (a
+	 * service): the version line at start-up, not at exit */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* first: a stop signal during start-up (EAL, table loading) must
 	 * still end in a clean stop and a summary, not kill the process
@@ -1247,6 +1257,9 @@ main(int argc, char **argv)
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));
+	/* live capture of the ports by a secondary process (dpdk-dumpcap):
+	 * it costs nothing until one asks */
+	hgw_pdump_init();
 	hgw_config_defaults(&conf);
 	parse_args(argc - rc, argv + rc, &args, &conf);
 	if (args.print_config) {
@@ -1280,6 +1293,9 @@ main(int argc, char **argv)
 	if (conf.digest_every & (conf.digest_every - 1))
 		die("bad value for [run] digest_every: %u (a power of two, or 0)",
 		    conf.digest_every);
+	if (conf.stats_interval_ms != 0 && conf.stats_interval_ms < 10)
+		die("bad value for [run] stats_interval_ms: %u (0 = off, or "
+		    "10..86400000)", conf.stats_interval_ms);
 
 
 	/* every port named must exist before anything asks about it */
@@ -1295,6 +1311,7 @@ main(int argc, char **argv)
 		trading_init(&trading, &conf);
 	recovery_lines_init(&conf, trade);
 	pool = ports_setup(&conf, trade);
+	hgw_pdump_clock(pool, conf.rx_port);
 	hgw_capture_check_start(conf.rx_port);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
@@ -1326,6 +1343,8 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
 	hgw_ctl_poll();		/* the last checkpoint every replica reached */
+	if (conf.stats_interval_ms != 0)
+		hgw_stats_tel_record(1);	/* the totals the summary has */
 
 	/* Workers are done: every order they sent is on the rings. */
 	if (trading.journal != NULL)
@@ -1575,6 +1594,7 @@ main(int argc, char **argv)
 	rte_mempool_free(trading.tx_pool);
 	rte_free(trading.dedup);
 	rte_mempool_free(pool);
+	hgw_pdump_fini();
 	rte_eal_cleanup();
 	if (status != 0) {
 		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s\n", 8 + status,

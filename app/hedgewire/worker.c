@@ -1201,14 +1201,30 @@ worker_done(struct hgw_worker *w)
 	return 0;
 }
 
+void
+hgw_worker_decisions(const struct hgw_worker *w, uint64_t *triggers,
+		     uint64_t *rejects)
+{
+	uint64_t n = 0;
+
+	if (w->risk != NULL)
+		for (int r = 0; r < HGW_RISK_MAX; r++)
+			n += hgw_risk_stats(w->risk)->rejects[r];
+	*triggers = w->strategy.triggers;
+	*rejects = n;
+}
+
 /* Serve a pending snapshot request (telemetry): copy, then publish. */
 static __rte_noinline void
 snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
-	      uint64_t won, uint64_t lost, uint32_t req)
+	      uint64_t won, uint64_t lost, uint32_t req,
+	      const struct hgw_worker *w)
 {
 	if (feed != NULL)
 		snap->feed = *feed;
+	if (w != NULL)
+		hgw_worker_decisions(w, &snap->triggers, &snap->rejects);
 	snap->tx = s->tx;
 	snap->misses = s->misses;
 	snap->won = won;
@@ -1224,7 +1240,7 @@ snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 static inline void
 snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
-	      uint64_t won, uint64_t lost)
+	      uint64_t won, uint64_t lost, const struct hgw_worker *w)
 {
 	/* relaxed: checked once per loop; on a change, the acquire fence
 	 * below pairs with the reader's release store of req, so the last
@@ -1233,7 +1249,7 @@ snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 
 	if (unlikely(req != c->seen)) {
 		atomic_thread_fence(memory_order_acquire);
-		snapshot_take(c, snap, feed, s, won, lost, req);
+		snapshot_take(c, snap, feed, s, won, lost, req, w);
 	}
 }
 
@@ -1245,7 +1261,7 @@ hgw_worker_main(void *arg)
 	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
 		poll_once(w);
 		snapshot_poll(&w->snap, &w->snapshot, &w->feed.stats, &w->out,
-			      w->races.won, w->races.lost);
+			      w->races.won, w->races.lost, w);
 		if (unlikely(w->inject.stop_after != 0) &&
 		    w->rx.mbufs >= w->inject.stop_after) {
 			inject_stop(w);
@@ -1412,7 +1428,7 @@ hgw_txlcore_main(void *arg)
 		}
 		txlcore_once(t);
 		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
-			      t->out.tx.orders, t->races_lost);
+			      t->out.tx.orders, t->races_lost, NULL);
 	}
 	while (txlcore_once(t) != 0)
 		;
