@@ -231,6 +231,9 @@ port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
 		/* the feed is multicast: take every group; the decoder
 		 * filters */
 		.rx = HGW_PORT_RX_ALLMULTI, .what = whatv, .rx_why = rx_why,
+		/* so that dpdk-dumpcap can capture a feed-only or an
+		 * order-only port too */
+		.both_ways = 1,
 		.tx_why = "[run] workers / dedup" };
 
 	snprintf(whatv, sizeof(whatv), "%s = %u", what, port);

@@ -300,6 +300,34 @@ print('  %d feed frames (seq %d..%d, byte for byte the feed) and %d orders '
       '(each in the journal) captured; clock %s' % (len(cap), seqs[0], seqs[-1],
       len(corders), 'right' if late == 0 else '%.0f s late, as hedgewire warned' % late))
 PY
+	# A separate order port, as on a host with a feed NIC and an order
+	# NIC: it has TX queues only, so hedgewire gives it an idle RX queue
+	# (DPDK 22.11's pdump captures only ports with both); its orders are
+	# captured, each in the journal.
+	python3 -c 'import struct,sys; sys.stdout.buffer.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))' >"$T/e.pcap"
+	a0="rx_pcap=$T/feed.pcap,tx_pcap=/dev/null" a1="rx_pcap=$T/e.pcap,tx_pcap=/dev/null"
+	[ ${#a0} -le 63 ] && [ ${#a1} -le 63 ] || fail "devargs over 63 bytes: dumpcap's secondary would cut them (a shorter TMPDIR)"
+	rm -f "$T/journal.pcap"
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--vdev "net_pcap0,$a0" --vdev "net_pcap1,$a1" -- -c "$T/conf.ini" \
+		--set run.idle_timeout_ms=0 --set order.port=1 \
+		--set replay.pace=rate --set replay.pps=4000 >"$T/out2" 2>"$T/err2" &
+	hw=$!
+	PIDS+=("$hw")
+	wait_ready
+	timeout 30 dpdk-dumpcap --file-prefix="$PREFIX" -i net_pcap1 \
+		-w "$T/cap2.pcapng" -a duration:2 >"$T/dumpcap2" 2>&1 ||
+		fail "dpdk-dumpcap on the order port exited $?: $(cat "$T/dumpcap2")"
+	wait "$hw" || fail "hedgewire (two ports) exited $?: $(tail -3 "$T/err2")"
+	tshark -r "$T/cap2.pcapng" -Y "udp.dstport == 40001" -T fields -e udp.payload \
+		>"$T/cap2.orders" 2>/dev/null || fail "tshark cannot read the order port's capture"
+	tshark -r "$T/journal.pcap" -T fields -e udp.payload >"$T/sent2.orders" 2>/dev/null
+	n=$(grep -c . "$T/cap2.orders" || true)
+	[ "$n" -gt 0 ] || fail "no order captured on the separate order port"
+	missing=$(grep -cvxFf "$T/sent2.orders" "$T/cap2.orders" || true)
+	[ "$missing" -eq 0 ] || fail "$missing orders captured on the order port are not in the journal"
+	echo "  separate order port: $n orders captured (each in the journal)"
 	;;
 exporter)
 	# hgw-exporter against a live hedgewire: the exposition parses with
