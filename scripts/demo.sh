@@ -7,15 +7,20 @@
 # demo-out/), which it names at the end.
 #   scripts/demo.sh [OUTDIR] [messages]
 set -euo pipefail
-cd "$(dirname "$0")/.."
-out=demo-out msgs=1000000
+out='' msgs=1000000
 for a in "$@"; do
 	if [[ $a =~ ^[0-9]+$ ]]; then msgs=$a; else out=$a; fi
 done
+[ -z "$out" ] || mkdir -p "$out"
+[ -z "$out" ] || out=$(cd "$out" && pwd)	# as the caller named it
+cd "$(dirname "$0")/.."
+top=$(pwd)
+out=${out:-$top/demo-out}
 scripts/setup.sh
 mkdir -p "$out"
 [ -e "$out/.gitignore" ] || echo '*' >"$out/.gitignore"	# outputs, not sources
-work=$(cd "$out" && pwd)
+# Paths inside the source tree are shown relative to its top directory.
+case $out in "$top"/*) work=${out#"$top"/} ;; *) work=$out ;; esac
 B=build/app
 
 echo "== generating a feed ($msgs ITCH 5.0 messages, 100 instruments) and a pricing table"
@@ -49,7 +54,11 @@ echo "first orders sent:"
 # (sed reads to the end: no broken pipe under pipefail)
 python3 tests/ref/cmp_orders.py --decode "$work/orders.pcap" | sed -n 1,3p
 
-echo "== where it is ($out/)"
+if [ "$work" = "$out" ]; then
+	echo "== where it is ($work/)"
+else
+	echo "== where it is ($work/; paths from the top of the source tree)"
+fi
 echo "feed (ITCH 5.0 over MoldUDP64):  $work/feed.pcap  (generator's truth: $work/truth)"
 echo "pricing table:                   $work/table.tbl"
 echo "orders sent (OUCH 5.0 over UDP): $work/orders.pcap"
