@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: OUCH 5.0 Enter Order in SoupBinTCP Unsequenced Data over
- * Ethernet/IPv4/UDP (README.md "Order bytes"; OUCH 5.0 and SoupBinTCP).
+ * Ethernet/IPv4/UDP (docs/protocols.md "Order bytes"; OUCH 5.0 and SoupBinTCP).
  *
  * Frame layout (92 bytes; offsets from the start of the frame):
  *
