@@ -1174,8 +1174,8 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 	return NULL;
 }
 
-/* Exit status bits (README "Exit status"), above 8 so that they never
- * look like a start-up error (1). */
+/* Exit status bits (docs/operations.md "Exit status"), above 8 so that they
+ * never look like a start-up error (1). */
 #define EXIT_DIVERGED   1	/* replicas left the race or disagree */
 #define EXIT_ORDERS     2	/* orders refused by the port (not sent) */
 #define EXIT_JOURNAL    4	/* orders sent but not journalled */

@@ -91,7 +91,7 @@ assert one('LimitMEMLOCK') == 'infinity'
 assert one('StandardOutput') == 'journal' and one('StandardError') == 'journal'
 assert one('SyslogIdentifier') == 'hedgewire'
 assert one('Restart') == 'on-failure'
-# README "Exit status": 1 start-up refused, 8 + any of 5 bits; never restarted
+# docs/operations.md "Exit status": 1 start-up refused, 8 + any of 5 bits; never restarted
 prevent = set(int(x) for x in one('RestartPreventExitStatus').split())
 assert prevent == {1} | set(range(8, 8 + 32)), sorted(prevent)
 # CPUAffinity lists the CPUs of the lcores the EAL args give (-l)
@@ -133,7 +133,7 @@ PY
 		done
 		echo "  systemd-analyze verify: both units clean"
 	else
-		fail "systemd-analyze missing (package systemd; scripts/setup.sh installs it)"
+		fail "systemd-analyze missing (package systemd; scripts/test.sh installs it)"
 	fi
 	# --prefix=/usr puts the profile in /etc and the units in
 	# /usr/lib/systemd/system (configured only; nothing built)
@@ -233,7 +233,7 @@ pdump)
 	# DPDK 22.11's dumpcap needs a port with RX and TX queues, and its
 	# secondary re-creates a net_pcap port from the primary's devargs (cut
 	# at 63 bytes), opening a tx_pcap for writing again: so the orders go
-	# to /dev/null and the journal says what left (README "Running as a
+	# to /dev/null and the journal says what left (docs/operations.md "Running as a
 	# service").
 	case $EAL_MEM in *--no-huge*)
 		echo "SKIP: no free huge pages (scripts/eal-args.sh chose --no-huge): a secondary process cannot attach; scripts/setup.sh reserves them"
@@ -336,7 +336,7 @@ exporter)
 	PY3=python3
 	python3 -c 'import prometheus_client' 2>/dev/null || PY3=/usr/bin/python3
 	$PY3 -c 'import prometheus_client' 2>/dev/null ||
-		fail "python3-prometheus-client missing (scripts/setup.sh installs it)"
+		fail "python3-prometheus-client missing (scripts/test.sh installs it)"
 	feed_and_table
 	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
 		"window_ms = 50"
