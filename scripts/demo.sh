@@ -3,14 +3,24 @@
 # a pricing table, replay the feed through hedgewire with the net_pcap vdev
 # (feed in, orders out), print the summary, and check the book against the
 # generator's ground truth and the orders against the independent
-# reference evaluator.
-#   scripts/demo.sh [messages]
+# reference evaluator. Everything it writes stays in OUTDIR (default
+# demo-out/), which it names at the end.
+#   scripts/demo.sh [OUTDIR] [messages]
 set -euo pipefail
+out='' msgs=1000000
+for a in "$@"; do
+	if [[ $a =~ ^[0-9]+$ ]]; then msgs=$a; else out=$a; fi
+done
+[ -z "$out" ] || mkdir -p "$out"
+[ -z "$out" ] || out=$(cd "$out" && pwd)	# as the caller named it
 cd "$(dirname "$0")/.."
-msgs=${1:-1000000}
+top=$(pwd)
+out=${out:-$top/demo-out}
 scripts/setup.sh
-work=$(mktemp -d /tmp/hgw-demo.XXXXXX)
-trap 'rm -rf "$work"' EXIT
+mkdir -p "$out"
+[ -e "$out/.gitignore" ] || echo '*' >"$out/.gitignore"	# outputs, not sources
+# Paths inside the source tree are shown relative to its top directory.
+case $out in "$top"/*) work=${out#"$top"/} ;; *) work=$out ;; esac
 B=build/app
 
 echo "== generating a feed ($msgs ITCH 5.0 messages, 100 instruments) and a pricing table"
@@ -43,3 +53,24 @@ python3 tests/ref/cmp_orders.py "$work/expected.pcap" "$work/orders.pcap"
 echo "first orders sent:"
 # (sed reads to the end: no broken pipe under pipefail)
 python3 tests/ref/cmp_orders.py --decode "$work/orders.pcap" | sed -n 1,3p
+
+if [ "$work" = "$out" ]; then
+	echo "== where it is ($work/)"
+else
+	echo "== where it is ($work/; paths from the top of the source tree)"
+fi
+echo "feed (ITCH 5.0 over MoldUDP64):  $work/feed.pcap  (generator's truth: $work/truth)"
+echo "pricing table:                   $work/table.tbl"
+echo "orders sent (OUCH 5.0 over UDP): $work/orders.pcap"
+echo "journal of every order sent:     $work/journal.pcap"
+echo "book at exit (best bid/ask):     $work/book"
+echo "expected orders (reference):     $work/expected.pcap"
+# the orders' UDP destination port, from [order] dst_port
+dst_port=$(awk -F'[ \t]*=[ \t]*' '/^\[/ {sec = $0} sec == "[order]" && $1 == "dst_port" {print $2}' conf/demo.ini)
+# tshark decodes SoupBinTCP (and OUCH in it) over TCP only: it shows the
+# order frames' Ethernet/IPv4/UDP with checksums checked and the payload
+# (SoupBinTCP 'U', length 48, then the OUCH 5.0 'O'), which the reference
+# decoder then reads field by field.
+echo "open the orders in tshark (udp.payload = SoupBinTCP 'U' + OUCH 5.0 'O'):"
+echo "  tshark -r $work/orders.pcap -Y udp.dstport==$dst_port -o ip.check_checksum:TRUE -o udp.check_checksum:TRUE -T fields -e frame.number -e ip.dst -e udp.dstport -e udp.checksum.status -e udp.payload"
+echo "or field by field: python3 tests/ref/cmp_orders.py --decode $work/orders.pcap"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hedgewire set-up for a Debian 12 host, as root. Idempotent:
-#   1. installs every Debian package the build, tests and tools need,
+#   1. installs the Debian packages the build and the demo need (the ones
+#      only the tests need are installed by scripts/test.sh),
 #   2. configures huge pages (1 GiB as 2 MB pages, hugetlbfs on /mnt/huge),
 #   3. builds into build/ (gcc, -Dwerror=true).
 # Where huge pages cannot be had it says so in one line; everything that
@@ -8,12 +9,13 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# Building (gcc, meson, DPDK and the libraries it links; pyelftools for
+# DPDK's build tooling), the demo (python3: the reference evaluator), and
+# dpdk-dev for dpdk-telemetry.py, the client of hedgewire's telemetry.
 PACKAGES=(
 	build-essential meson ninja-build pkg-config
 	libdpdk-dev dpdk dpdk-dev libnuma-dev libbsd-dev libpcap-dev
 	python3 python3-pyelftools
-	clang llvm libclang-rt-14-dev
-	tshark gnuplot-nox
 )
 
 need_root() {

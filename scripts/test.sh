@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs the whole hedgewire test suite and ends with "N passed, N failed".
-#   1. set-up (packages, huge pages, build/ with gcc and -Dwerror=true);
+#   1. set-up (packages, huge pages, build/ with gcc and -Dwerror=true),
+#      then the packages only the tests need (TEST_PACKAGES below);
 #   2. every test in build/: unit, end-to-end through DPDK vdevs, tshark;
 #   3. build-san/ with clang, -Dwerror=true and ASan+UBSan: the unit tests
 #      again, and the libFuzzer run of the feed decoder (HGW_FUZZ_SECONDS,
@@ -13,6 +14,30 @@ FUZZ_SECONDS=${HGW_FUZZ_SECONDS:-60}
 passed=0 failed=0 skipped=0
 
 scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+# What only the tests need, beyond scripts/setup.sh's: clang, llvm and the
+# compiler-rt libraries for build-san/ (ASan, UBSan, libFuzzer); tshark,
+# the independent decoder of feed and order frames; gnuplot for the CCDF
+# chart test (scripts/ccdf.sh); python3-prometheus-client, the independent
+# parser of hgw-exporter's output; systemd, whose systemd-analyze verifies
+# the units. A test whose tool is missing says so.
+TEST_PACKAGES=(clang llvm libclang-rt-14-dev tshark gnuplot-nox
+	python3-prometheus-client systemd)
+missing=()
+for p in "${TEST_PACKAGES[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "test: not root: cannot install ${missing[*]} (run with sudo)"
+	else
+		echo "test: installing ${missing[*]}"
+		export DEBIAN_FRONTEND=noninteractive
+		apt-get update -q >/dev/null
+		apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null ||
+			echo "test: could not install ${missing[*]}"
+	fi
+fi
 
 # Adds the counts of one `meson test` run (its summary block) to the totals.
 tally() {

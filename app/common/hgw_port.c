@@ -15,6 +15,7 @@ hgw_port_start(uint16_t port, const struct hgw_port_conf *pc, char *err,
 {
 	struct rte_eth_dev_info info;
 	struct rte_eth_conf conf;
+	uint16_t nrx = pc->nrx, ntx = pc->ntx;
 	uint16_t nrxd = pc->nrxd ? pc->nrxd : 1024;
 	uint16_t ntxd = pc->ntxd ? pc->ntxd : 1024;
 	char what[64];
@@ -51,14 +52,19 @@ hgw_port_start(uint16_t port, const struct hgw_port_conf *pc, char *err,
 			 info.driver_name, info.max_tx_queues);
 		return -1;
 	}
+	if (pc->both_ways && nrx == 0 && ntx != 0 && info.max_rx_queues != 0 &&
+	    pc->rx_pool != NULL)
+		nrx = 1;
+	if (pc->both_ways && ntx == 0 && nrx != 0 && info.max_tx_queues != 0)
+		ntx = 1;
 	memset(&conf, 0, sizeof(conf));
 	/* wanted where offered; net_pcap stamps without offering it, and
 	 * whoever needs a stamp checks the mbuf field after the start */
 	conf.rxmode.offloads = pc->rx_offloads & info.rx_offload_capa;
-	rc = rte_eth_dev_configure(port, pc->nrx, pc->ntx, &conf);
+	rc = rte_eth_dev_configure(port, nrx, ntx, &conf);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s: configure with %u RX / %u TX queues "
-			 "failed: %s", what, pc->nrx, pc->ntx, strerror(-rc));
+			 "failed: %s", what, nrx, ntx, strerror(-rc));
 		return -1;
 	}
 	rc = rte_eth_dev_adjust_nb_rx_tx_desc(port, &nrxd, &ntxd);
@@ -67,7 +73,7 @@ hgw_port_start(uint16_t port, const struct hgw_port_conf *pc, char *err,
 			 strerror(-rc));
 		return -1;
 	}
-	for (uint16_t q = 0; q < pc->nrx; q++) {
+	for (uint16_t q = 0; q < nrx; q++) {
 		rc = rte_eth_rx_queue_setup(port, q, nrxd,
 					    rte_eth_dev_socket_id(port), NULL,
 					    pc->rx_pool);
@@ -77,7 +83,7 @@ hgw_port_start(uint16_t port, const struct hgw_port_conf *pc, char *err,
 			return -1;
 		}
 	}
-	for (uint16_t q = 0; q < pc->ntx; q++) {
+	for (uint16_t q = 0; q < ntx; q++) {
 		rc = rte_eth_tx_queue_setup(port, q, ntxd,
 					    rte_eth_dev_socket_id(port), NULL);
 		if (rc != 0) {

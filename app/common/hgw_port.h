@@ -23,6 +23,10 @@ struct hgw_port_conf {
 	struct rte_mempool *rx_pool;    /* needed when nrx > 0 */
 	uint64_t rx_offloads;           /* wanted; kept where offered */
 	enum hgw_port_rx rx;
+	/* A port with queues one way only gets one idle queue the other way
+	 * where the device has one (rx_pool needed): DPDK 22.11's pdump
+	 * (dpdk-dumpcap) captures only ports with both. */
+	int both_ways;
 	/* For messages: what asked for this port ("[order] port = 3",
 	 * "--port 1") and for its queues ("[run] workers = 2",
 	 * "--copies 3"); NULL: "port N". */

@@ -155,6 +155,7 @@ static const struct key keys[] = {
 	  HGW_HIST_MAX_SUB_BITS, "6"),
 	KS("run", "events_log", KEY_STR, events_log, ""),
 	K("run",  "digest_every", KEY_U32, digest_every, 0, 1u << 30, "1024"),
+	K("run",  "stats_interval_ms", KEY_U32, stats_interval_ms, 0, 86400000, "0"),
 	KE("buffers", "invalidate", invalidate, inval_modes, "off"),
 	K("buffers", "prefetch", KEY_BOOL, prefetch, 0, 1, "no"),
 	K("buffers", "prefetch_depth", KEY_U32, prefetch_depth, 1, 64, "8"),

@@ -105,6 +105,7 @@ struct hgw_config {
 	uint32_t latency_bits;    /* histogram precision: error below 2^-bits */
 	char events_log[256];     /* control events and their positions; empty: none */
 	uint32_t digest_every;    /* compare decision digests every 2^k seqs; 0 = off */
+	uint32_t stats_interval_ms; /* one stats record through rte_log; 0 = off */
 
 	/* [buffers] (lib/idio) */
 	uint32_t invalidate;      /* enum hgw_idio_inval */

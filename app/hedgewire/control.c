@@ -754,7 +754,7 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 			die("[run] events_log = %s: %s", c->events_log,
 			    strerror(errno));
 		fprintf(ctl.log, "# hedgewire events: id session(hex) seq "
-			"type args (README \"Control events\")\n");
+			"type args (docs/design.md \"Control events\")\n");
 		fflush(ctl.log);
 	}
 	printf("events: %s\n", ctl.membarrier ?

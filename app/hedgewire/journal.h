@@ -11,7 +11,7 @@
  *
  * Format: classic pcap, nanosecond timestamps (magic 0xa1b23c4d),
  * link type Ethernet; each record is one 92-byte order frame exactly as
- * sent (README "Order bytes"). Read it with tshark, tcpdump, or
+ * sent (docs/protocols.md "Order bytes"). Read it with tshark, tcpdump, or
  * tests/ref/cmp_orders.py --decode. (rte_pcapng of DPDK 22.11 was tried
  * first: its TSC-to-time base comes out 2^64 / tsc_hz seconds off here.)
  */

@@ -3,6 +3,7 @@
  *
  *   hedgewire [EAL args] -- [-c conf.ini] [--set section.key=value]...
  *             [--dump-book FILE] [--print-config]
+ *             [--check [--check-stall-ms MS]]
  *
  * The main lcore is the control plane: it configures the port, launches
  * one worker per worker lcore, watches for the end of the feed, a stop
@@ -38,6 +39,7 @@
 #include <rte_telemetry.h>
 
 #include "capture.h"
+#include "check.h"
 #include "config.h"
 #include "control.h"
 #include "venue.h"
@@ -45,6 +47,7 @@
 #include "hgw_chanmap.h"
 #include "hgw_port.h"
 #include "journal.h"
+#include "pdump.h"
 #include "stats_tel.h"
 #include "worker.h"
 
@@ -72,7 +75,10 @@ struct app_args {
 	const char *config;
 	const char *dump_book;
 	const char *latency;
+	const char *claims;
 	int print_config;
+	int check;
+	uint32_t check_stall_ms;
 	struct inject_arg inject[3];
 };
 
@@ -86,7 +92,14 @@ usage(FILE *out)
 		"  --dump-book FILE      write every instrument's best bid/ask at exit\n"
 		"  --latency PREFIX      write the sent orders' latency histogram as\n"
 		"                        PREFIX.csv and PREFIX.json (ns; scripts/ccdf.sh)\n"
+		"  --claims FILE         benchmarks: write every worker's time to each\n"
+		"                        trigger's order, and who won it, as CSV\n"
 		"  --print-config        print the effective configuration and exit\n"
+		"  --check               check the host for this configuration (ok,\n"
+		"                        warn or fail per item, with the fix); exit\n"
+		"                        1 if an item fails; trades nothing\n"
+		"  --check-stall-ms MS   with --check: spin MS ms on the worker cpus\n"
+		"                        to measure their stalls (default 1000, 0: no)\n"
 		"  --inject-stall W,US,N test: worker W freezes US microseconds at\n"
 		"                        random messages, one every N on average\n"
 		"  --inject-stop W,F     test: worker W stops for good after F frames\n"
@@ -129,7 +142,10 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		{ "set", required_argument, NULL, 's' },
 		{ "dump-book", required_argument, NULL, 'd' },
 		{ "latency", required_argument, NULL, 'L' },
+		{ "claims", required_argument, NULL, 1001 },
 		{ "print-config", no_argument, NULL, 'p' },
+		{ "check", no_argument, NULL, 'K' },
+		{ "check-stall-ms", required_argument, NULL, 'M' },
 		{ "inject-stall", required_argument, NULL, 'S' },
 		{ "inject-stop", required_argument, NULL, 'X' },
 		{ "inject-corrupt", required_argument, NULL, 'C' },
@@ -144,6 +160,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 
 	a->inject[0].worker = a->inject[1].worker = UINT32_MAX;
 	a->inject[2].worker = UINT32_MAX;
+	a->check_stall_ms = 1000;
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "c:h", opts, NULL)) != -1) {
 		switch (opt) {
@@ -162,8 +179,18 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 		case 'L':
 			a->latency = optarg;
 			break;
+		case 1001:	/* --claims */
+			a->claims = optarg;
+			break;
 		case 'p':
 			a->print_config = 1;
+			break;
+		case 'K':
+			a->check = 1;
+			break;
+		case 'M':
+			a->check_stall_ms = (uint32_t)hgw_cli_num("hedgewire",
+				"check-stall-ms", optarg, 0, 60000);
 			break;
 		case 'S':
 			parse_inject(optarg, "stall", 3, &a->inject[0]);
@@ -205,6 +232,9 @@ port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
 		/* the feed is multicast: take every group; the decoder
 		 * filters */
 		.rx = HGW_PORT_RX_ALLMULTI, .what = whatv, .rx_why = rx_why,
+		/* so that dpdk-dumpcap can capture a feed-only or an
+		 * order-only port too */
+		.both_ways = 1,
 		.tx_why = "[run] workers / dedup" };
 
 	snprintf(whatv, sizeof(whatv), "%s = %u", what, port);
@@ -865,6 +895,53 @@ latency_files(const struct hgw_hist *h, const char *prefix)
 	}
 }
 
+/* --claims: room for this many triggers per worker (16 bytes each) */
+#define CLAIMS_MAX (1u << 22)
+
+static void
+claims_init(struct hgw_worker *w, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		w[i].claims = rte_malloc_socket("hgw_claims", CLAIMS_MAX *
+						sizeof(*w[i].claims),
+						RTE_CACHE_LINE_SIZE,
+						rte_lcore_to_socket_id(w[i].lcore));
+		if (w[i].claims == NULL)
+			die("--claims: cannot allocate %u MB for worker %u",
+			    (unsigned int)(CLAIMS_MAX * sizeof(*w[i].claims) >> 20),
+			    i);
+		w[i].claims_max = CLAIMS_MAX;
+	}
+}
+
+/* worker,seq,ns,won: one line per trigger a worker reached. */
+static void
+claims_write(const struct hgw_worker *w, uint32_t n, const char *path)
+{
+	const double ns = 1e9 / (double)rte_get_tsc_hz();
+	FILE *f = fopen(path, "w");
+	int bad;
+
+	if (f == NULL)
+		die("--claims: cannot write %s: %s", path, strerror(errno));
+	fprintf(f, "worker,seq,ns,won\n");
+	for (uint32_t i = 0; i < n; i++) {
+		for (uint32_t k = 0; k < w[i].nclaims; k++)
+			fprintf(f, "%u,%" PRIu64 ",%.0f,%u\n", i,
+				w[i].claims[k].seq,
+				(double)w[i].claims[k].cycles * ns,
+				w[i].claims[k].won);
+		if (w[i].claims_dropped != 0)
+			fprintf(stderr, "hedgewire: --claims: worker %u: %"
+				PRIu64 " triggers past the first %u not "
+				"recorded\n", i, w[i].claims_dropped,
+				CLAIMS_MAX);
+	}
+	bad = ferror(f);
+	if (fclose(f) != 0 || bad)
+		die("--claims: cannot write %s", path);
+}
+
 static void
 inject_init(struct hgw_worker *w, const struct app_args *a)
 {
@@ -908,6 +985,8 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 	uint64_t last_frames = 0;
 	uint64_t idle_since = rte_get_timer_cycles();
 	const uint64_t hz = rte_get_timer_hz();
+	const uint64_t stats_every = hz / 1000 * c->stats_interval_ms;
+	uint64_t stats_next = idle_since + stats_every;
 
 	for (;;) {
 		uint64_t frames = 0;
@@ -934,6 +1013,10 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 			return STOP_END;
 		uint64_t now = rte_get_timer_cycles();
 
+		if (stats_every != 0 && now >= stats_next) {
+			hgw_stats_tel_record(0);
+			stats_next = now + stats_every;
+		}
 		if (frames != last_frames) {
 			last_frames = frames;
 			idle_since = now;
@@ -1094,8 +1177,8 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 	return NULL;
 }
 
-/* Exit status bits (README "Exit status"), above 8 so that they never
- * look like a start-up error (1). */
+/* Exit status bits (docs/operations.md "Exit status"), above 8 so that they
+ * never look like a start-up error (1). */
 #define EXIT_DIVERGED   1	/* replicas left the race or disagree */
 #define EXIT_ORDERS     2	/* orders refused by the port (not sent) */
 #define EXIT_JOURNAL    4	/* orders sent but not journalled */
@@ -1133,8 +1216,10 @@ static void
 check_separator(int argc, char **argv)
 {
 	static const char *const app_opts[] = {
-		"--config", "--set", "--dump-book", "--latency", "--print-config",
+		"--config", "--set", "--dump-book", "--latency", "--claims",
+		"--print-config",
 		"--inject-stall", "--inject-stop", "--inject-corrupt",
+		"--check",
 	};
 
 	for (int i = 1; i < argc; i++)
@@ -1165,6 +1250,9 @@ main(int argc, char **argv)
 	int rc, trade, status = 0;
 
 	hgw_cli_version("hedgewire", argc, argv);
+	/* a line at a time, also into a pipe or the journal's socket (a
+	 * service): the version line at start-up, not at exit */
+	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	/* first: a stop signal during start-up (EAL, table loading) must
 	 * still end in a clean stop and a summary, not kill the process
@@ -1175,12 +1263,20 @@ main(int argc, char **argv)
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));
+	/* live capture of the ports by a secondary process (dpdk-dumpcap):
+	 * it costs nothing until one asks */
+	hgw_pdump_init();
 	hgw_config_defaults(&conf);
 	parse_args(argc - rc, argv + rc, &args, &conf);
 	if (args.print_config) {
 		hgw_config_print(&conf, stdout);
 		rte_eal_cleanup();
 		return 0;
+	}
+	if (args.check) {
+		status = hgw_check_run(&conf, args.check_stall_ms);
+		rte_eal_cleanup();
+		return status;
 	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	trade = conf.table_file[0] != '\0';
@@ -1204,6 +1300,9 @@ main(int argc, char **argv)
 	if (conf.digest_every & (conf.digest_every - 1))
 		die("bad value for [run] digest_every: %u (a power of two, or 0)",
 		    conf.digest_every);
+	if (conf.stats_interval_ms != 0 && conf.stats_interval_ms < 10)
+		die("bad value for [run] stats_interval_ms: %u (0 = off, or "
+		    "10..86400000)", conf.stats_interval_ms);
 
 
 	/* every port named must exist before anything asks about it */
@@ -1220,9 +1319,12 @@ main(int argc, char **argv)
 	txlcore.venue = hgw_venue_init(&conf);
 	recovery_lines_init(&conf, trade);
 	pool = ports_setup(&conf, trade);
+	hgw_pdump_clock(pool, conf.rx_port);
 	hgw_capture_check_start(conf.rx_port);
 	workers_init(workers, &conf, &trading);
 	inject_init(workers, &args);
+	if (args.claims != NULL)
+		claims_init(workers, conf.workers);
 	hgw_ctl_init(workers, conf.workers, &conf,
 		     trade ? &trading.tables : NULL, txl ? &txlcore : NULL);
 	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL,
@@ -1251,6 +1353,8 @@ main(int argc, char **argv)
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
 	hgw_ctl_poll();		/* the last checkpoint every replica reached */
+	if (conf.stats_interval_ms != 0)
+		hgw_stats_tel_record(1);	/* the totals the summary has */
 
 	/* Workers are done: every order they sent is on the rings. */
 	if (trading.journal != NULL)
@@ -1329,6 +1433,8 @@ main(int argc, char **argv)
 		}
 		if (args.latency != NULL)
 			latency_files(&all, args.latency);
+		if (args.claims != NULL)
+			claims_write(workers, conf.workers, args.claims);
 	}
 	for (uint32_t i = 0; trade && conf.stage_sample && i < conf.workers; i++) {
 		const double ns = 1e9 / (double)rte_get_tsc_hz();
@@ -1505,6 +1611,7 @@ main(int argc, char **argv)
 	rte_mempool_free(trading.tx_pool);
 	rte_free(trading.dedup);
 	rte_mempool_free(pool);
+	hgw_pdump_fini();
 	rte_eal_cleanup();
 	if (status != 0) {
 		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s\n", 8 + status,

@@ -5,6 +5,10 @@
  *   /hgw/workers  per worker: frames, orders, races, misses, percentiles
  *   /hgw/latency  the sent orders' latency: percentiles, misses, win rates
  *
+ * and, every [run] stats_interval_ms, one stats record through rte_log
+ * (logtype hgw.stats), written by the control lcore from the same
+ * snapshots.
+ *
  * Read with Debian's dpdk-telemetry.py -f FILE_PREFIX. Each command runs
  * on a telemetry thread. While the workers run, it never reads their
  * counters: it asks each worker (and the TX lcore) for a snapshot
@@ -20,6 +24,7 @@
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_log.h>
 #include <rte_telemetry.h>
 
 #include "stats_tel.h"
@@ -36,6 +41,9 @@ static _Atomic uint32_t tel_joined;
 static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
 
 #define SNAP_WAIT_US 200000	/* a worker that does not answer by then */
+
+RTE_LOG_REGISTER(hgw_stats_logtype, hgw.stats, INFO);
+#define RTE_LOGTYPE_HGW_STATS hgw_stats_logtype
 
 /* Ask the owner of c for a snapshot into *src, then copy it to *out.
  * 0, or -1 if it did not answer in time (stopped, stalled, or held in a
@@ -77,6 +85,7 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->misses = w->out.misses;
 		s->won = w->races.won;
 		s->lost = w->races.lost;
+		hgw_worker_decisions(w, &s->triggers, &s->rejects);
 		hgw_hist_copy(&s->rx_to_tx, &w->out.rx_to_tx);
 		s->tsc = rte_rdtsc();
 		return 0;
@@ -113,6 +122,7 @@ add_percentiles(struct rte_tel_data *d, const struct hgw_hist *h)
 		rte_tel_data_add_dict_u64(d, pct_names[p], (uint64_t)
 			((double)hgw_hist_percentile(h, pcts[p]) * ns));
 	rte_tel_data_add_dict_u64(d, "max_ns", (uint64_t)((double)h->max * ns));
+	rte_tel_data_add_dict_u64(d, "sum_ns", (uint64_t)((double)h->sum * ns));
 }
 
 /* All workers' snapshots (static: commands run under tel_lock). */
@@ -268,11 +278,110 @@ tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
 	return 0;
 }
 
+/* The stats record's state (control lcore only; filled under tel_lock):
+ * every sender's latency merged as of the last record, and when. */
+static struct hgw_hist rec_prev, rec_all, rec_int;
+static uint64_t rec_prev_tsc;
+static int rec_prev_ok;		/* rec_prev holds every sender's histogram */
+
+/* d = a - b, where a is b plus the values recorded since (both with the
+ * same precision): the latency of one interval. min and max are the
+ * bounds of the lowest and highest bucket that grew, clamped to a's; max
+ * is exact when the interval set a new maximum. */
+static void
+hist_since(struct hgw_hist *d, const struct hgw_hist *a,
+	   const struct hgw_hist *b)
+{
+	uint32_t n = a->count ? hgw_hist_bucket(a, a->max) + 1 : 0;
+	uint32_t lo = UINT32_MAX, hi = 0;
+
+	hgw_hist_init_precision(d, a->sub_bits);
+	for (uint32_t i = 0; i < n; i++) {
+		d->b[i] = a->b[i] - b->b[i];
+		if (d->b[i] != 0) {
+			lo = RTE_MIN(lo, i);
+			hi = i;
+		}
+	}
+	d->count = a->count - b->count;
+	d->sum = a->sum - b->sum;
+	if (d->count == 0 || lo == UINT32_MAX)
+		return;
+	d->min = RTE_MAX(hgw_hist_bucket_low(a, lo), a->min);
+	d->max = a->max > b->max ? a->max :
+		 RTE_MIN(hgw_hist_bucket_high(a, hi), a->max);
+}
+
+void
+hgw_stats_tel_record(int final)
+{
+	const double ns = 1e9 / (double)rte_get_tsc_hz();
+	uint64_t orders = 0, tx_full = 0, misses = 0, now = rte_rdtsc();
+	const struct hgw_snapshot *f = NULL;
+	uint32_t answered = 0;
+	int all;
+
+	pthread_mutex_lock(&tel_lock);
+	collect();
+	hgw_hist_init_precision(&rec_all, tel_bits);
+	for (uint32_t i = 0; i < tel_n; i++) {
+		if (!snap_ok[i])
+			continue;
+		answered++;
+		if (f == NULL)
+			f = &snaps[i];
+		tx_full += snaps[i].tx.tx_full;
+		if (tel_txl == NULL) {
+			orders += snaps[i].tx.orders;
+			misses += snaps[i].misses;
+			hgw_hist_merge(&rec_all, &snaps[i].rx_to_tx);
+		}
+	}
+	if (tel_txl != NULL) {
+		/* the TX lcore sends; the workers hand over */
+		if (txsnap_ok) {
+			orders = txsnap.tx.orders;
+			tx_full += txsnap.tx.tx_full;
+			misses = txsnap.misses;
+			hgw_hist_merge(&rec_all, &txsnap.rx_to_tx);
+		}
+	}
+	all = answered == tel_n && (tel_txl == NULL || txsnap_ok);
+	/* the interval's latency only when every sender answered now and
+	 * last time (a missing one would shrink the merged histogram) */
+	if (all && rec_prev_ok)
+		hist_since(&rec_int, &rec_all, &rec_prev);
+	else
+		hgw_hist_init_precision(&rec_int, tel_bits);
+	if (all)
+		hgw_hist_copy(&rec_prev, &rec_all);
+	rec_prev_ok = all;
+	RTE_LOG(INFO, HGW_STATS, "frames=%" PRIu64 " messages=%" PRIu64
+		" gaps=%" PRIu64 " triggers=%" PRIu64 " orders=%" PRIu64
+		" rejects=%" PRIu64 " tx_full=%" PRIu64 " misses=%" PRIu64
+		" answering=%u/%u interval_ms=%" PRIu64 " sent=%" PRIu64
+		" p50_ns=%" PRIu64 " p99_ns=%" PRIu64 " max_ns=%" PRIu64
+		" final=%d\n",
+		f ? f->feed.frames : 0, f ? f->feed.messages : 0,
+		f ? f->feed.gaps : 0, f ? f->triggers : 0, orders,
+		f ? f->rejects : 0, tx_full, misses, answered, tel_n,
+		(uint64_t)((double)(now - rec_prev_tsc) * ns / 1e6),
+		rec_int.count,
+		(uint64_t)((double)hgw_hist_percentile(&rec_int, 50) * ns),
+		(uint64_t)((double)hgw_hist_percentile(&rec_int, 99) * ns),
+		(uint64_t)((double)rec_int.max * ns), final);
+	rec_prev_tsc = now;
+	pthread_mutex_unlock(&tel_lock);
+}
+
 void
 hgw_stats_tel_init(struct hgw_worker *w, uint32_t n, struct hgw_txlcore *txl,
 		   uint32_t precision_bits)
 {
 	tel_bits = precision_bits;
+	hgw_hist_init_precision(&rec_prev, precision_bits);
+	rec_prev_ok = 1;	/* nothing sent yet: the empty histogram */
+	rec_prev_tsc = rte_rdtsc();
 	tel_w = w;
 	tel_n = n;
 	tel_txl = txl;

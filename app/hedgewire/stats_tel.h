@@ -13,6 +13,12 @@
 void hgw_stats_tel_init(struct hgw_worker *w, uint32_t n,
 			struct hgw_txlcore *txl, uint32_t precision_bits);
 
+/* One stats record through rte_log (logtype hgw.stats, INFO): feed,
+ * decision and order totals so far, and the latency of the orders sent
+ * since the last record. Control lcore; final = 1 for the one after the
+ * workers have been joined. */
+void hgw_stats_tel_record(int final);
+
 /* The workers have been joined: read their counters directly from now. */
 void hgw_stats_tel_joined(void);
 

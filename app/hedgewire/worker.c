@@ -319,6 +319,21 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 		flush_tx(w);
 }
 
+/* --claims (benchmarks): when this worker reached the order of trigger i,
+ * from the frame's arrival (or deadline), and whether it won the claim.
+ * A preallocated array; what does not fit is counted, not recorded. */
+static __rte_noinline void
+claim_note(struct hgw_worker *w, uint32_t i, int won)
+{
+	if (w->nclaims == w->claims_max) {
+		w->claims_dropped++;
+		return;
+	}
+	w->claims[w->nclaims++] = (struct hgw_claim){
+		.seq = w->batch_seq[i],
+		.cycles = rte_rdtsc() - w->rx_tsc, .won = (uint8_t)won };
+}
+
 /* A decision passed risk (which has accounted it either way, so every
  * replica keeps the same position and windows): claim, build, queue. Only
  * the first copy is sent. */
@@ -326,6 +341,7 @@ static inline void
 send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 {
 	struct rte_mbuf *m;
+	int won;
 
 	if (unlikely(w->halt != HGW_HALT_NONE)) {
 		w->halted_orders++;
@@ -334,10 +350,13 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 	m = likely(!(w->passive | w->left)) ? order_mbuf(w) : NULL;
 	if (unlikely(m == NULL))
 		return;
-	if (w->dedup != NULL &&
-	    !hgw_dedup_claim_count(w->dedup, &w->races,
-				   w->feed.sessions[w->batch_session[i]].key,
-				   w->batch_seq[i]))
+	won = w->dedup == NULL ||
+	      hgw_dedup_claim_count(w->dedup, &w->races,
+				    w->feed.sessions[w->batch_session[i]].key,
+				    w->batch_seq[i]);
+	if (unlikely(w->claims != NULL))
+		claim_note(w, i, won);
+	if (!won)
 		return;
 	w->spare = NULL;
 	build_order(w, m, d, w->batch_seq[i], w->batch_session[i]);
@@ -1183,14 +1202,30 @@ worker_done(struct hgw_worker *w)
 	return 0;
 }
 
+void
+hgw_worker_decisions(const struct hgw_worker *w, uint64_t *triggers,
+		     uint64_t *rejects)
+{
+	uint64_t n = 0;
+
+	if (w->risk != NULL)
+		for (int r = 0; r < HGW_RISK_MAX; r++)
+			n += hgw_risk_stats(w->risk)->rejects[r];
+	*triggers = w->strategy.triggers;
+	*rejects = n;
+}
+
 /* Serve a pending snapshot request (telemetry): copy, then publish. */
 static __rte_noinline void
 snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
-	      uint64_t won, uint64_t lost, uint32_t req)
+	      uint64_t won, uint64_t lost, uint32_t req,
+	      const struct hgw_worker *w)
 {
 	if (feed != NULL)
 		snap->feed = *feed;
+	if (w != NULL)
+		hgw_worker_decisions(w, &snap->triggers, &snap->rejects);
 	snap->tx = s->tx;
 	snap->misses = s->misses;
 	snap->won = won;
@@ -1206,7 +1241,7 @@ snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 static inline void
 snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
-	      uint64_t won, uint64_t lost)
+	      uint64_t won, uint64_t lost, const struct hgw_worker *w)
 {
 	/* relaxed: checked once per loop; on a change, the acquire fence
 	 * below pairs with the reader's release store of req, so the last
@@ -1215,7 +1250,7 @@ snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 
 	if (unlikely(req != c->seen)) {
 		atomic_thread_fence(memory_order_acquire);
-		snapshot_take(c, snap, feed, s, won, lost, req);
+		snapshot_take(c, snap, feed, s, won, lost, req, w);
 	}
 }
 
@@ -1227,7 +1262,7 @@ hgw_worker_main(void *arg)
 	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
 		poll_once(w);
 		snapshot_poll(&w->snap, &w->snapshot, &w->feed.stats, &w->out,
-			      w->races.won, w->races.lost);
+			      w->races.won, w->races.lost, w);
 		if (unlikely(w->inject.stop_after != 0) &&
 		    w->rx.mbufs >= w->inject.stop_after) {
 			inject_stop(w);
@@ -1404,7 +1439,7 @@ hgw_txlcore_main(void *arg)
 		if (t->venue != NULL)
 			hgw_venue_poll(t->venue, t);
 		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
-			      t->out.tx.orders, t->races_lost);
+			      t->out.tx.orders, t->races_lost, NULL);
 	}
 	while (txlcore_once(t) != 0)
 		;

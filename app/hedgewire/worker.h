@@ -151,6 +151,8 @@ struct hgw_snapshot {
 	struct hgw_worker_tx_stats tx;
 	uint64_t misses;
 	uint64_t won, lost;             /* claim races; tx-lcore: filter's */
+	uint64_t triggers;              /* evaluated (workers; 0 for the TX lcore) */
+	uint64_t rejects;               /* risk rejects, every reason */
 	uint64_t tsc;                   /* when it was taken */
 	struct hgw_hist rx_to_tx;       /* keep last (copied in two parts) */
 };
@@ -442,6 +444,10 @@ struct hgw_worker {
 		uint16_t locate;
 	} passed[HGW_PASSED_MAX];
 	uint64_t unsent_applied, unsent_missing;
+	/* --claims: every trigger's order reached, cold (benchmarks) */
+	struct hgw_claim { uint64_t seq, cycles; uint8_t won; } *claims;
+	uint32_t nclaims, claims_max;
+	uint64_t claims_dropped;
 	/* Cold: where each of the last HGW_EV_MAX events was taken (before
 	 * message (key, seq)), by event id % HGW_EV_MAX */
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];
@@ -463,5 +469,10 @@ extern _Atomic uint32_t hgw_stop;
  * then drains what the queue still holds (at most drain_max frames, so a
  * live feed cannot keep it running) and returns 0. */
 int hgw_worker_main(void *arg);
+
+/* A worker's triggers evaluated and risk rejects (every reason), read by
+ * its owner, or by anyone once it has been joined. */
+void hgw_worker_decisions(const struct hgw_worker *w, uint64_t *triggers,
+			  uint64_t *rejects);
 
 #endif /* HGW_APP_WORKER_H */

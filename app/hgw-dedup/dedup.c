@@ -9,8 +9,8 @@
  * the first copy of every trigger to --out, dropping the late ones: the
  * software model of a dedup done in an FPGA NIC. The trigger is read from
  * the order itself: ClOrdID is the session's last 4 characters and the
- * sequence number mod 10^10 (README "Order bytes"), and the choice is
- * hgw_dedup_filter_first(), the same rule as the in-process modes.
+ * sequence number mod 10^10 (docs/protocols.md "Order bytes"), and the
+ * choice is hgw_dedup_filter_first(), the same rule as the in-process modes.
  *
  * Frames that are not order frames (they fail hgw_order_decode) are not
  * ours to judge: they are forwarded unchanged and counted. Runs until

@@ -37,10 +37,11 @@
  * the meter's RX queue q. On a lab host the port is a NIC.
  *
  * Every order is matched to its trigger from its ClOrdID (the session's
- * last 4 characters and the sequence number mod 10^10, README "Order
- * bytes"; the UserRefNum must agree): the ITCH message with that sequence
- * number, carried by one packet of the capture. Its latency is the TSC
- * when rx_burst returned the order minus the TSC read just before the
+ * last 4 characters and the sequence number mod 10^10,
+ * docs/protocols.md "Order bytes"; the UserRefNum must agree): the ITCH
+ * message with that sequence number, carried by one packet of the capture.
+ * Its latency is the TSC when rx_burst returned the order minus the TSC
+ * read just before the
  * first tx_burst of that packet (queue 0: the copies for the other queues
  * are handed over right after, in queue order). With --expect (an orders
  * pcap, e.g. from tests/ref/hgw_ref.py) every expected trigger must get

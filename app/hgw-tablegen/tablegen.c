@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hgw-tablegen: seeded, deterministic pricing table files (README.md
- * "Trading rules": "Pricing table entry", "Table file") for demos and
+ * hgw-tablegen: seeded, deterministic pricing table files
+ * (docs/protocols.md "Pricing table entry" and docs/protocols.md
+ * "Table file") for demos and
  * tests, or patch files for hgw_table_patch_load.
  *
  * Output is a pure function of the options: one seeded xoshiro256** stream
@@ -265,8 +266,8 @@ tg_usage(FILE *f)
 	fprintf(f,
 "usage: " TG_NAME " -o FILE [options]\n"
 "       " TG_NAME " --patch FILE --patch-count N [options]\n"
-"Writes a deterministic hedgewire pricing table file (README.md, \"Table\n"
-"file\"), or a patch file of random entry changes for such a table.\n"
+"Writes a deterministic hedgewire pricing table file (docs/protocols.md\n"
+"\"Table file\"), or a patch file of random entry changes for such a table.\n"
 "  -o, --out FILE          table file to write\n"
 "      --instruments N     stock locates 0..N-1 (default 1024, max 65536)\n"
 "      --spreads S         spread buckets (default 16)\n"

@@ -5,9 +5,9 @@
  *   OUCH 5.0 Enter Order (47 bytes)  -> hgw_ouch_enter_order()
  *   SoupBinTCP Unsequenced Data      -> hgw_soupbin_unsequenced()
  *   Ethernet / IPv4 / UDP transport  -> struct hgw_udp_tx template
- * hgw_order_frame() composes them into the 92-byte frame README.md
- * ("Order bytes") specifies. Pure functions over byte buffers: no EAL, no
- * allocation; the worker writes straight into an mbuf.
+ * hgw_order_frame() composes them into the 92-byte frame
+ * docs/protocols.md "Order bytes" specifies. Pure functions over byte
+ * buffers: no EAL, no allocation; the worker writes straight into an mbuf.
  */
 #ifndef HGW_ORDER_H
 #define HGW_ORDER_H
@@ -43,8 +43,9 @@ struct hgw_ouch_order {
 	char clordid[HGW_CLORDID_LEN];
 };
 
-/* UserRefNum and ClOrdID of a trigger (README "Order bytes"): seq mod
- * 2^32, and the session's last 4 characters + seq mod 10^10 as 10 digits. */
+/* UserRefNum and ClOrdID of a trigger (docs/protocols.md "Order bytes"):
+ * seq mod 2^32, and the session's last 4 characters + seq mod 10^10 as 10
+ * digits. */
 uint32_t hgw_order_user_ref(uint64_t seq);
 void hgw_order_clordid(const char session[10], uint64_t seq,
 		       char out[HGW_CLORDID_LEN]);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: OUCH 5.0 Enter Order in SoupBinTCP Unsequenced Data over
- * Ethernet/IPv4/UDP (README.md "Order bytes"; OUCH 5.0 and SoupBinTCP).
+ * Ethernet/IPv4/UDP (docs/protocols.md "Order bytes"; OUCH 5.0 and SoupBinTCP).
  *
  * Frame layout (92 bytes; offsets from the start of the frame):
  *
@@ -224,7 +224,7 @@ hgw_soupbin_unsequenced(uint8_t *buf, size_t len)
  * Summing by reloading the freshly written bytes instead costs ~30 cycles
  * more (the 4-byte loads straddle the byte/2/4/8-byte field stores, so
  * store-to-load forwarding fails on nearly every one): 19.6 -> 10.2 ns per
- * order (best of 301 runs of 10^5) on the 2-vCPU EPYC dev VM. Each word is the value memcpy would load from
+ * order (best of 301 runs of 10^5) on a 2-vCPU EPYC VM. Each word is the value memcpy would load from
  * the wire bytes on a little-endian host: byte k of the wire is bits
  * 8k..8k+7. */
 static inline uint16_t

@@ -3,7 +3,7 @@
  *
  * In pcap replay every worker reads its own copy of the file, so a race
  * needs a common arrival instant: frame i is released to every worker at
- * the same TSC deadline (README "Running it", paced replay):
+ * the same TSC deadline (docs/operations.md "Running it", paced replay):
  *   pcap pace: t0 + (ts_i - ts_0) / speed   (ts: the pcap timestamp)
  *   rate pace: t0 + i / pps (or, in bursts of b: t0 + (i - i mod b) / pps)
  * and an order's latency is its TX TSC minus that deadline. A worker that

@@ -2,7 +2,7 @@
  * hedgewire: pre-trade risk, per worker.
  *
  * Every decision passes these checks, in this order, before an order is
- * built (README.md "Pre-trade risk"): kill switch, instrument disabled,
+ * built (docs/protocols.md "Pre-trade risk"): kill switch, instrument disabled,
  * maximum quantity, maximum notional, price collar, position limit,
  * per-instrument throttle, total throttle. Windows use feed time (the
  * trigger's ITCH timestamp), not the local clock, so every replica takes

@@ -4,8 +4,9 @@
  * A trigger is a message that changed an instrument's book. The strategy
  * computes the pricing-table key from the book's touch, reads that entry
  * (consistently, under its sequence count) and turns it into a decision:
- * side, limit price, quantity. Rules: README.md "Trading rules". Pure and
- * per worker: the same feed and table give the same decisions anywhere.
+ * side, limit price, quantity. Rules: docs/protocols.md "Trading rules".
+ * Pure and per worker: the same feed and table give the same decisions
+ * anywhere.
  */
 #ifndef HGW_STRATEGY_H
 #define HGW_STRATEGY_H

@@ -3,7 +3,7 @@
  *
  * One array of 64-byte entries (one cache line each), indexed by a key
  * computed from the instrument and a quantised book state; layout, key
- * function and file format are specified in README.md ("Trading rules").
+ * function and file format are specified in docs/protocols.md "Trading rules".
  *
  * Readers (workers) copy an entry under its sequence count and retry on a
  * torn read; one writer updates entries in place. The sequence count is
@@ -95,7 +95,7 @@ enum hgw_table_nokey {
  * or the product overflows 2^40 entries. */
 uint64_t hgw_table_nentries(const struct hgw_table_dims *d);
 
-/* The key of a book state (README "Pricing table key"). Returns
+/* The key of a book state (docs/protocols.md "Pricing table key"). Returns
  * HGW_TABLE_KEY_OK and sets *key, or why there is none. */
 static inline enum hgw_table_nokey
 hgw_table_key(const struct hgw_table_dims *d, uint16_t locate,
@@ -186,8 +186,8 @@ void hgw_table_write(struct hgw_table *t, uint64_t key,
  * The CRC of "123456789" is 0xE3069283. */
 uint32_t hgw_table_crc32c(const void *buf, size_t len, uint32_t crc);
 
-/* Encode a file header (README "Table file") for these dimensions and
- * the CRC-32C of the entries. For writers that stream their entries
+/* Encode a file header (docs/protocols.md "Table file") for these dimensions
+ * and the CRC-32C of the entries. For writers that stream their entries
  * (hgw-tablegen); hgw_table_file_write uses it too. */
 void hgw_table_header_encode(uint8_t h[HGW_TABLE_HEADER_SIZE],
 			     const struct hgw_table_dims *d, uint32_t crc);

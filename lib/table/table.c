@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: the pricing table (README.md "Trading rules": entry layout and
- * table file format).
+ * hedgewire: the pricing table (docs/protocols.md "Trading rules": entry
+ * layout and table file format).
  *
  * The file functions and the in-memory functions need no EAL; only
  * hgw_table_load_replicas / hgw_table_set_free use DPDK memory. Tables may be many GB, so
@@ -39,7 +39,7 @@ RTE_LOG_REGISTER(hgw_table_logtype, hgw.table, INFO);
 /* hgw_table_nentries' limit. */
 #define TBL_MAX_ENTRIES (1ull << 40)
 
-/* Header field offsets (README "Table file"). */
+/* Header field offsets (docs/protocols.md "Table file"). */
 #define HDR_MAGIC      0
 #define HDR_VERSION    8
 #define HDR_ENTRY_SIZE 12
@@ -183,9 +183,10 @@ hgw_table_write(struct hgw_table *t, uint64_t key,
  * rte_hash_crc(data, len, init) is the bare reflected Castagnoli register
  * update (the SSE4.2 / Armv8 crc32c instructions, or the table-driven
  * software fallback): the register starts at init and the result is not
- * inverted. The standard CRC-32C (README: init and final xor 0xFFFFFFFF)
- * is therefore ~rte_hash_crc(buf, len, 0xFFFFFFFF), and continuing from a
- * previous standard value crc means starting the register at ~crc.
+ * inverted. The standard CRC-32C (docs/protocols.md "Table file": init
+ * and final xor 0xFFFFFFFF) is therefore ~rte_hash_crc(buf, len,
+ * 0xFFFFFFFF), and continuing from a previous standard value crc means
+ * starting the register at ~crc.
  *
  * rte_hash_crc loads 8-byte words through a uint64_t pointer and takes a
  * 32-bit length: feed it 8-byte aligned pieces of at most 1 GB (the bytes
@@ -255,8 +256,8 @@ tbl_write_full(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* Validate the header of the open file fd (README "Table file"): 0 with
- * *d, *nentries and *crc set, or -1 with err. */
+/* Validate the header of the open file fd (docs/protocols.md "Table file"):
+ * 0 with *d, *nentries and *crc set, or -1 with err. */
 static int
 tbl_check_header(int fd, const char *path, struct hgw_table_dims *d,
 		 uint64_t *nentries, uint32_t *crc, char *err, size_t errlen)

@@ -8,7 +8,11 @@
 # Prints p50 .. max for both and the ratios, writes the histograms as CSV
 # and JSON and draws both CCDFs on one PNG (scripts/ccdf.sh).
 # Rounds alternate single and hedged (drift and noise hit both alike); the
-# report is over all rounds' samples merged, plus each round's p99.99.
+# report is over all rounds' samples merged, plus each round's p99.99 and
+# its spread (min / median / max over the rounds). What each replica is
+# worth: every hedged worker records when it reached each trigger's order
+# (hedgewire --claims), so the tail of the best of k workers is known for
+# k = 1..N from the same run, with each worker's share of wins.
 #   tests/bench/hedge_bench.sh [OUTDIR] [table-MB] [messages] [pps] [workers] [rounds]
 # (build first: scripts/setup.sh)
 set -euo pipefail
@@ -36,12 +40,13 @@ echo "feed: $msgs messages in ${frames:-?} frames, paced at $pps frames/s; table
 
 # run NAME WORKERS: one paced replay; histogram in $out/NAME.csv/.json
 run() {
-	local name=$1 n=$2 rx="" tx="" lc="0@0" i
+	local name=$1 n=$2 rx="" tx="" lc="0@0" i claims=()
 	for ((i = 0; i < n; i++)); do
 		rx+=",rx_pcap=$work/feed.pcap"
 		tx+=",tx_pcap=$work/out$i.pcap"
 		lc+=",$((i + 1))@$(((i + 1) % ncpu))"
 	done
+	[ "$n" -gt 1 ] && claims=(--claims "$out/$name.claims.csv")
 	# shellcheck disable=SC2046
 	$B/hedgewire/hedgewire --lcores="$lc" --no-pci \
 		$(scripts/eal-args.sh $((n * (mb + 100) + 600))) \
@@ -54,6 +59,7 @@ run() {
 		--set replay.pps="$pps" --set risk.window_ms=1 \
 		--set risk.max_orders_instrument=4096 \
 		--set risk.max_orders_total=4096 --latency "$out/$name" \
+		"${claims[@]}" \
 		>"$work/$name.out"
 	grep -q "agrees with worker 0: NO" "$work/$name.out" &&
 		{ echo "$name: replicas disagree"; exit 1; }
@@ -109,8 +115,44 @@ for name, d in (('single (1 worker)', s), ('hedged (%s workers)' % nw, h)):
 print('%-22s %10.2f %10.2f %10.2f %10.2f %10.2f' % (('single / hedged',) +
       tuple(s[k] / max(h[k], 1) for k in PCTS) + (s['max'] / max(h['max'], 1),)))
 for name, d in (('single', s), ('hedged', h)):
-    print('%s p99.99 by round: %s' % (name, ' '.join('%.0f' % v for v in d['rounds'])))
+    r = sorted(d['rounds'])
+    print('%s p99.99 by round: %s; spread min %.0f / median %.0f / max %.0f' % (
+        name, ' '.join('%.0f' % v for v in d['rounds']), r[0], r[len(r) // 2], r[-1]))
+ratios = sorted(a / max(b, 1) for a, b in zip(s['rounds'], h['rounds']))
+print('single / hedged p99.99 by round: min %.2f / median %.2f / max %.2f' % (
+    ratios[0], ratios[len(ratios) // 2], ratios[-1]))
 print('every order counted: %d in each mode (%d a round)' % (s['count'], s['count'] // rounds))
+
+# best of k: per trigger, the earliest of workers 0..k-1 (every round's
+# triggers pooled); only triggers every worker reached count
+n = int(nw)
+lat = {}                       # (round, seq) -> [ns by worker]
+wins = [0] * n
+for r in range(1, rounds + 1):
+    with open('%s/hedged.%d.claims.csv' % (out, r)) as f:
+        next(f)
+        for line in f:
+            w, seq, ns, won = line.split(',')
+            w = int(w)
+            lat.setdefault((r, int(seq)), [None] * n)[w] = float(ns)
+            wins[w] += int(won)
+full = [v for v in lat.values() if None not in v]
+
+def q(vals, p):
+    return vals[min(len(vals) - 1, max(0, math.ceil(p / 100 * len(vals)) - 1))]
+
+print('\nbest of k workers (trigger to order reached, ns; %d triggers every worker reached):' % len(full))
+print('%-8s %10s %10s %10s %10s' % ('k', 'p50', 'p99', 'p99.9', 'p99.99'))
+for k in range(1, n + 1):
+    b = sorted(min(v[:k]) for v in full)
+    print('%-8d %10.0f %10.0f %10.0f %10.0f' % (k, q(b, 50), q(b, 99), q(b, 99.9), q(b, 99.99)))
+fastest = [0] * n
+for v in full:
+    fastest[v.index(min(v))] += 1
+tw = sum(wins) or 1
+print('share of wins (claims won): %s' % ' '.join('worker %d %.1f%%' % (i, 100 * wins[i] / tw) for i in range(n)))
+print('share of being first to reach the order: %s' % ' '.join(
+    'worker %d %.1f%%' % (i, 100 * fastest[i] / max(len(full), 1)) for i in range(n)))
 PY
 scripts/ccdf.sh "$out/hedge.png" single="$out/single.csv" \
 	"hedged ($nw workers)=$out/hedged.csv" \

@@ -6,7 +6,7 @@
 # usage: tshark_orders.sh ORDERS.pcap [COUNT]
 # exit:  0 pass, 1 fail, 2 usage, 77 skip (no tshark)
 #
-# Every frame must be one order as README.md "Order bytes" specifies:
+# Every frame must be one order as docs/protocols.md "Order bytes" specifies:
 #   frame.len 92, eth.type 0x0800 (untagged), ip.hdr_len 20, ip.len 78,
 #   ip.flags.df 1, ip.ttl 64, ip.proto 17, ip.checksum.status Good,
 #   udp.length 58, udp.checksum.status Good, and a UDP payload (udp.payload,

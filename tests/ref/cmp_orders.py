@@ -5,10 +5,10 @@ usage: cmp_orders.py EXPECTED.pcap ACTUAL.pcap
        cmp_orders.py --decode FILE.pcap
 
 Order frame: Ethernet / IPv4 / UDP / SoupBinTCP Unsequenced Data ('U') /
-OUCH 5.0 Enter Order ('O', 47 bytes), 92 bytes in all (README "Order
-bytes").  Compare mode: frame by frame, byte for byte; exit 0 and
-"PASS: N orders identical" when equal, else exit 1 with the first
-difference decoded field by field.  Decode mode: one line per frame,
+OUCH 5.0 Enter Order ('O', 47 bytes), 92 bytes in all
+(docs/protocols.md "Order bytes").  Compare mode: frame by frame, byte for
+byte; exit 0 and "PASS: N orders identical" when equal, else exit 1 with
+the first difference decoded field by field.  Decode mode: one line per frame,
 framing validated (checksums, lengths, types); exit 1 on any invalid
 frame.  Python 3.11 standard library only.
 """

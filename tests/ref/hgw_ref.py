@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """hgw_ref: independent reference evaluator for hedgewire's trading path.
 
-Written from README.md ("The feed path", "Trading rules") and
+Written from docs/design.md "The feed path", docs/protocols.md
+"Trading rules" and
 the published MoldUDP64, ITCH 5.0 and OUCH 5.0 specifications only; it
 shares no code with hedgewire.  Python 3.11
 standard library only.
@@ -707,7 +708,7 @@ def run(feed_path, conf, table, trace=None, events=None):
             cnt['bad_entry'] += 1
             return
         cnt['decisions'] += 1
-        # pre-trade risk, in README order
+        # pre-trade risk, in the order of docs/protocols.md "Pre-trade risk"
         if kill:
             cnt['reject_kill_switch'] += 1
             return

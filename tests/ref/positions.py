@@ -5,8 +5,8 @@ usage: positions.py ORDERS.pcap [ORDERS2.pcap ...] [--max-position N]
                     [--table-free]
 
 Reads every OUCH 5.0 Enter Order frame (Ethernet / IPv4 / UDP /
-SoupBinTCP 'U' / OUCH 'O', README "Order bytes") of the given pcaps (e.g.
-the captures of several TX queues, or a journal), orders them by
+SoupBinTCP 'U' / OUCH 'O', docs/protocols.md "Order bytes") of the given
+pcaps (e.g. the captures of several TX queues, or a journal), orders them by
 UserRefNum (the trigger's sequence number, which increases with the
 trigger; ties keep file order), and counts every order as filled: side B
 is +quantity, S/T/E -quantity (the sides cmp_orders.py accepts).

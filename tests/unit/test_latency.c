@@ -1113,7 +1113,8 @@ test_in_use_only(void)
 /*
  * --scripts CCDF.SH: the files as other programs read them. python3 parses
  * the JSON; scripts/ccdf.sh draws two runs from CSVs into a PNG. Neither
- * tool missing is a pass: scripts/setup.sh installs both.
+ * tool missing is a pass: scripts/setup.sh installs python3,
+ * scripts/test.sh gnuplot.
  */
 static char dir[64];		/* scratch, removed when everything passed */
 static const char *ccdf_sh;
@@ -1185,7 +1186,7 @@ static void
 test_tools_installed(void)
 {
 	if (run("command -v gnuplot") != 0) {
-		printf("# gnuplot not found: install gnuplot-nox (scripts/setup.sh does)\n");
+		printf("# gnuplot not found: install gnuplot-nox (scripts/test.sh does)\n");
 		HGW_CHECK(0);
 	}
 	if (run("command -v python3") != 0) {

@@ -2,8 +2,8 @@
  * hedgewire tests: OUCH 5.0 Enter Order / SoupBinTCP / UDP order frames.
  *
  * The expected bytes are written out by hand from the OUCH 5.0 and
- * SoupBinTCP specifications (README "Order bytes") and
- * README.md "Order bytes"; checksums are recomputed here with a naive
+ * SoupBinTCP specifications (docs/protocols.md "Order bytes") and
+ * docs/protocols.md "Order bytes"; checksums are recomputed here with a naive
  * byte-at-a-time RFC 1071 routine, independent of lib/order.
  */
 #include <stdlib.h>

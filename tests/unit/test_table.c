@@ -205,7 +205,7 @@ test_key(void)
 	const struct hgw_table_dims d = { 4, 4, 8, 100 };
 	uint64_t key = 12345;
 
-	/* No-key reasons, in README order. */
+	/* No-key reasons, in docs/protocols.md "Pricing table key" order. */
 	HGW_CHECK_EQ(hgw_table_key(&d, 4, 10000, 100, 10100, 100, &key),
 		     HGW_TABLE_KEY_OUT_OF_TABLE);
 	HGW_CHECK_EQ(hgw_table_key(&d, 65535, 10000, 0, 10000, 0, &key),
