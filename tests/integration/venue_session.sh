@@ -185,19 +185,20 @@ restart)
 	echo "  first run sent $first before SIGKILL; restart from floor $floor sent $(vv "orders sent")"
 	;;
 rate)
-	# a fast replay offers thousands of orders a second (feed-time
-	# throttles wide open): the wall-clock caps hold at the session
+	# a fast replay offers about a thousand orders a second (the feed-time
+	# throttle allows 300 per 100 ms of feed time): the wall-clock caps
+	# hold at the session
 	sim_start
-	hw --set venue.max_orders_per_sec=40 --set venue.max_orders_per_sec_per_symbol=5 \
-		--set risk.max_orders_instrument=1000 --set risk.max_orders_total=1000 \
-		--set risk.window_ms=1 --set replay.pace=rate --set replay.pps=8000
+	hw --set venue.max_orders_per_sec=40 --set venue.max_orders_per_sec_per_symbol=10 \
+		--set risk.max_orders_instrument=20 --set risk.max_orders_total=300 \
+		--set risk.window_ms=100 --set replay.pace=rate --set replay.pps=6000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	grep -q "unsent (over max_orders_per_sec) [1-9]" "$T/out" ||
 		fail "the total cap refused nothing: $(grep '^venue' "$T/out")"
 	grep -q "unsent (over max_orders_per_sec_per_symbol) [1-9]" "$T/out" ||
 		fail "the per-symbol cap refused nothing: $(grep '^venue' "$T/out")"
 	check_orders
-	$CHECK rate "$T/sim.jsonl" 40 5 >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+	$CHECK rate "$T/sim.jsonl" 40 10 >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	echo "  $(cat "$T/check"); hedgewire: $(grep -o 'unsent (over max[^)]*) [0-9]*' "$T/out" | tr '\n' ' ')"
 	;;
 kill)
