@@ -96,8 +96,8 @@ hw_venue() {
 		--set venue.max_orders_per_sec_per_symbol=0 >"$work/out"
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
-	sed -n 's/^  venue_send: //p' "$work/out" >"$work/vsend"
-	sed -n 's/^sent rx_to_tx: //p' "$work/out"
+	sed -n 's/^ *venue_send: //p' "$work/out" >"$work/vsend"
+	sed -n 's/^ *sent rx_to_tx: //p' "$work/out"
 }
 
 # The filter's own hop, on the copies the downstream run left.
