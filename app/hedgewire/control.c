@@ -949,6 +949,58 @@ hgw_ctl_session_lost(void)
 	pthread_mutex_unlock(&ctl.lock);
 }
 
+void
+hgw_ctl_kill(const char *why)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
+	char err[128];
+
+	pthread_mutex_lock(&ctl.lock);
+	if (kill_post(&e, err, sizeof(err)) != 0)
+		RTE_LOG(ERR, HGW_CTL, "%s, and the kill switch could not be "
+			"set: %s\n", why, err);
+	else
+		RTE_LOG(ERR, HGW_CTL, "%s: trading stops until "
+			"/hgw/risk/kill,0\n", why);
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+void
+hgw_ctl_reopen_log(void)
+{
+	char name[sizeof(ctl.c->events_log) + 16];
+	FILE *f = NULL;
+
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.log == NULL || ctl.closed)
+		goto out;
+	/* the configured path (free again once rotated), else the next
+	 * free name: never an earlier log overwritten */
+	for (unsigned int k = 0; k < 100000 && f == NULL; k++) {
+		if (hgw_journal_name(ctl.c->events_log, k, name,
+				     sizeof(name)) < 0)
+			break;
+		f = fopen(name, "wx");
+		if (f == NULL && errno != EEXIST)
+			break;
+	}
+	if (f == NULL) {
+		RTE_LOG(ERR, HGW_CTL, "[run] events_log = %s: cannot reopen "
+			"(%s); still writing the file open before\n",
+			ctl.c->events_log, strerror(errno));
+		goto out;
+	}
+	fprintf(f, "# hedgewire events: id session(hex) seq "
+		"type args (README \"Control events\")\n");
+	fflush(f);
+	fclose(ctl.log);
+	ctl.log = f;
+	printf("events log %s: opened\n", name);
+	fflush(stdout);
+out:
+	pthread_mutex_unlock(&ctl.lock);
+}
+
 int
 hgw_ctl_venue_answer(const struct hgw_ouch_answer *a)
 {
