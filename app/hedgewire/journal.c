@@ -48,6 +48,7 @@ struct hgw_journal {
 	uint64_t retry_tsc;             /* no new file before this */
 	int hup;                        /* a reopen is due */
 	int failing;                    /* the last file creation failed */
+	int full_said;                  /* the current file's overflow said */
 	unsigned int files;             /* files published */
 	char first[PATH_MAX], last[PATH_MAX];
 	char names[2 * PATH_MAX + 32];
@@ -338,11 +339,19 @@ hgw_journal_poll(struct hgw_journal *j, char *err, size_t errlen)
 			j->failing = 0;
 		}
 	}
+	/* full: said at once (counted when the file is closed) */
+	if (reserved > j->cap && !j->full_said) {
+		snprintf(err, errlen, "journal %s: full, orders sent but not "
+			 "journalled (no next file to move on to)", j->cur.name);
+		j->full_said = 1;
+		bad = 1;
+	}
 	/* three quarters: the senders move on; the last quarter is room
 	 * for the control plane's own delays */
 	if (j->next.fd >= 0 && j->old.fd < 0 &&
 	    (reserved >= j->cap / 4 * 3 || j->hup)) {
 		j->hup = 0;
+		j->full_said = 0;
 		bad |= journal_switch(j, err, errlen);
 		reserved = 0;
 	}
