@@ -342,7 +342,7 @@ hgw_journal_poll(struct hgw_journal *j, char *err, size_t errlen)
 	/* full: said at once (counted when the file is closed) */
 	if (reserved > j->cap && !j->full_said) {
 		snprintf(err, errlen, "journal %s: full, orders sent but not "
-			 "journalled (no next file to move on to)", j->cur.name);
+			 "journalled (no next file ready in time)", j->cur.name);
 		j->full_said = 1;
 		bad = 1;
 	}

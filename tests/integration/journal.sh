@@ -4,7 +4,7 @@
 # Paced replays through net_pcap; the journal is checked against what left
 # the port (the tx_pcap files) byte for byte by journal_cmp.py.
 #   journal.sh HEDGEWIRE FEEDGEN TABLEGEN CONVERT SRCDIR SCENARIO
-# SCENARIO: kill | restart | sighup | error-stop | error-alarm
+# SCENARIO: kill | restart | sighup | roll | error-stop | error-alarm
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 CONVERT=$4 SRCDIR=$5 SCENARIO=$6
 . "$SRCDIR/tests/integration/common.sh"
 JCMP="python3 $SRCDIR/tests/integration/journal_cmp.py"
@@ -202,6 +202,33 @@ sighup)
 			head -1 "$f" | grep -q "^# hedgewire events" || fail "$mode: $f has no header"
 		done
 		echo "  $mode: $(cat "$T/cmp")"
+	done
+	;;
+roll)
+	# Files of 1024 orders: the senders move on to the next file at three
+	# quarters, every file is cut after its last record, and the files
+	# in order hold every order once.
+	for mode in claim downstream; do
+		rm -f "$T"/journal*.pcap
+		start_hw 2 "$mode" --set order.journal_orders=1024 \
+			--set replay.pps=20000
+		wait "$pid" || fail "$mode: exit status $?: $(cat "$T/err")"
+		files=("$T/journal.pcap")
+		for ((i = 1; ; i++)); do
+			[ -f "$T/journal.$i.pcap" ] || break
+			files+=("$T/journal.$i.pcap")
+		done
+		[ ${#files[@]} -ge 4 ] || fail "$mode: only ${#files[@]} files"
+		for ((i = 0; i < ${#files[@]} - 1; i++)); do
+			n=$((($(stat -c %s "${files[i]}") - 24) / 108))
+			[ "$n" -ge 768 ] && [ "$n" -le 1024 ] ||
+				fail "$mode: ${files[i]} holds $n orders"
+		done
+		$JCMP --slack 0 "${files[@]}" -- "$T"/out*.pcap >"$T/cmp" ||
+			fail "$mode: $(cat "$T/cmp")"
+		grep -q "^journal $T/journal.pcap .. ${files[-1]} (${#files[@]} files): $(sent_orders) orders written, 0 failed, 0 write errors" "$T/out" ||
+			fail "$mode: summary: $(grep '^journal' "$T/out" | tail -1)"
+		echo "  $mode: ${#files[@]} files; $(cat "$T/cmp")"
 	done
 	;;
 error-stop|error-alarm)
