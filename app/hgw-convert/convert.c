@@ -14,7 +14,8 @@
  * capture can be cut back to the messages it carries.
  *
  * Like hgw-feedgen, this tool uses no hedgewire library but the ITCH
- * layouts: it parses frames itself, so the tests that compare it with
+ * layouts (and, for journal-repair, the order journal's file layout,
+ * app/common/hgw_journal_file.h): it parses frames itself, so the tests that compare it with
  * hgw-inspect and tshark compare independent decoders. Every command
  * streams (constant memory), since daily files run to gigabytes.
  *
