@@ -270,7 +270,7 @@ async def t_login(tmp):
     c = await s.client()
     c.send(b'R')
     check('login: heartbeat before login closes, unanswered',
-          await c.eof(1) and c.got == [('EOF', b'')], c.got)
+          await c.eof(1) and c.got == [], c.got)
     c1 = await s.client()
     p = await c1.login(session=SESSION, seq=1)
     check('login: accepted, session and next sequence number',
@@ -291,17 +291,17 @@ async def t_login(tmp):
 
 async def t_heartbeats(tmp):
     s = await Sim(tmp, 'hb', '--heartbeat-ms', '100',
-                  '--dead-ms', '600').start()
+                  '--dead-ms', '800').start()
     c = await s.logged_in()
     t0 = time.monotonic()
     times = []
-    while time.monotonic() - t0 < 0.55:
-        p = await c.recv(0.6)
+    while time.monotonic() - t0 < 0.45:
+        p = await c.recv(0.3)
         if p and p[0] == 'H':
             times.append(time.monotonic())
     gaps = [b - a for a, b in zip(times, times[1:])]
     check('heartbeats: server H about every 100 ms of silence',
-          4 <= len(times) <= 6 and all(0.08 <= g <= 0.2 for g in gaps),
+          3 <= len(times) <= 5 and all(0.08 <= g <= 0.2 for g in gaps),
           (len(times), gaps))
     # client heartbeats keep a silent client alive past --dead-ms
     t0 = time.monotonic()
@@ -317,13 +317,13 @@ async def t_heartbeats(tmp):
     gone = await c.eof(2.0)
     dt = time.monotonic() - t0
     check('heartbeats: silent client closed after --dead-ms',
-          gone and 0.45 <= dt <= 1.0, (gone, dt))
+          gone and 0.65 <= dt <= 1.3, (gone, dt))
     c = await s.client()
     t0 = time.monotonic()
     gone = await c.eof(2.0)
     dt = time.monotonic() - t0
     check('heartbeats: connection without login closed after --dead-ms',
-          gone and 0.45 <= dt <= 1.0, (gone, dt))
+          gone and 0.65 <= dt <= 1.3, (gone, dt))
     await s.stop()
 
 
@@ -722,7 +722,7 @@ async def t_bad_client(tmp):
     c = await s.logged_in()
     c.send(b'U', b'Z\0\0\0\1')
     check('client: unknown OUCH type -> session dropped, no answer',
-          await c.eof(1) and c.got[1:] == [('EOF', b'')], c.got)
+          await c.eof(1) and c.got[1:] == [], c.got)
     c = await s.logged_in()
     c.send(b'U', b'X\0\0\0\1\0\0\0')
     check('client: short Cancel Order -> session dropped', await c.eof(1))
