@@ -784,6 +784,11 @@ async def t_journal_sigterm(tmp):
              and r['dir'] in ('in', 'out', 'event') for r in j)
     check('journal: timestamps and directions on every line', ok)
     check('journal: exit recorded last', j[-1].get('event') == 'exit', j[-1])
+    ev = [(r.get('event'), r.get('reason')) for r in j
+          if r['dir'] == 'event' and r.get('conn') == 1]
+    check('sigterm: the connection closed before the exit',
+          ev[-2:] == [('drop', 'venue shutting down'),
+                      ('close', 'venue shutting down')], ev)
 
 
 async def t_sigint(tmp):

@@ -77,6 +77,8 @@ def damaged(src, dst, how):
         recs[s_out[3]]['seq'] += 1
     elif how == 'missing':
         del recs[s_out[1]]
+    elif how == 'last':
+        del recs[pk[-1]]
     elif how == 'type':
         hb = [i for i in pk if recs[i]['type'] == 'R']
         recs[hb[0]]['type'] = 'H'
@@ -115,7 +117,7 @@ async def main_async(tmp):
     tv.check('simulator stopped cleanly', rc == 0, (rc, err))
     rc, out = run_cmp(cap, s.port, s.jpath)
     tv.check('tshark agrees with the journal: %s' % out, rc == 0, out)
-    for how in ('payload', 'seq', 'missing', 'type', 'session'):
+    for how in ('payload', 'seq', 'missing', 'last', 'type', 'session'):
         dst = os.path.join(tmp, 'journal-%s.jsonl' % how)
         damaged(s.jpath, dst, how)
         rc, out = run_cmp(cap, s.port, dst)
@@ -123,6 +125,10 @@ async def main_async(tmp):
                  rc == 1, out)
     rc, out = run_cmp(cap, s.port + 1 if s.port < 65535 else 1, s.jpath)
     tv.check('wrong port: no packets -> 1', rc == 1, out)
+    empty = os.path.join(tmp, 'empty.jsonl')
+    open(empty, 'w').close()
+    rc, out = run_cmp(cap, s.port + 1 if s.port < 65535 else 1, empty)
+    tv.check('nothing on either side -> 1', rc == 1, out)
 
 
 def main():
