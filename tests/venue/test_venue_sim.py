@@ -249,7 +249,17 @@ class Sim:
 
     def journal(self):
         with open(self.jpath) as f:
-            return [json.loads(x) for x in f]
+            return [json.loads(x) for x in f if x.endswith('\n')]
+
+    async def closed(self, n):
+        """Wait until the journal shows connection n closed."""
+        end = time.monotonic() + 5
+        while time.monotonic() < end:
+            if any(r.get('event') == 'close' and r.get('conn') == n
+                   for r in self.journal()):
+                return True
+            await asyncio.sleep(0.02)
+        return False
 
 
 # --------------------------------------------------------------- scenarios
@@ -301,7 +311,7 @@ async def t_heartbeats(tmp):
             times.append(time.monotonic())
     gaps = [b - a for a, b in zip(times, times[1:])]
     check('heartbeats: server H about every 100 ms of silence',
-          3 <= len(times) <= 5 and all(0.08 <= g <= 0.2 for g in gaps),
+          2 <= len(times) <= 5 and all(0.08 <= g <= 0.3 for g in gaps),
           (len(times), gaps))
     # client heartbeats keep a silent client alive past --dead-ms
     t0 = time.monotonic()
@@ -314,16 +324,16 @@ async def t_heartbeats(tmp):
             break
     check('heartbeats: client R every 150 ms keeps the session', alive)
     t0 = time.monotonic()
-    gone = await c.eof(2.0)
+    gone = await c.eof(3.0)
     dt = time.monotonic() - t0
     check('heartbeats: silent client closed after --dead-ms',
-          gone and 0.65 <= dt <= 1.3, (gone, dt))
+          gone and 0.6 <= dt <= 2.0, (gone, dt))
     c = await s.client()
     t0 = time.monotonic()
-    gone = await c.eof(2.0)
+    gone = await c.eof(3.0)
     dt = time.monotonic() - t0
     check('heartbeats: connection without login closed after --dead-ms',
-          gone and 0.65 <= dt <= 1.3, (gone, dt))
+          gone and 0.75 <= dt <= 2.0, (gone, dt))
     await s.stop()
 
 
@@ -559,7 +569,7 @@ async def t_cod(tmp):
     c.send(b'U', enter_order(2, qty=10, tif=b'3'))
     await c.msgs(5)
     c.close()                                  # no logout
-    await asyncio.sleep(0.2)
+    check('cancel-on-disconnect: the venue sees the close', await s.closed(1))
     c = await s.client()
     p = await c.login(seq=6)
     m = await c.msg()
