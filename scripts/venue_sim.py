@@ -41,7 +41,8 @@ LOGIN_REQ_LEN = 46          # username 6, password 10, session 10, seq 20
 
 ENTER_LEN = 47              # type + fixed fields, before the appendage
 CANCEL_LEN = 9              # 'X' UserRefNum 4, quantity 4
-MASS_CANCEL_LEN = 19        # 'C' UserRefNum 4, firm 4, symbol 8, appendage length 2
+MASS_CANCEL_LEN = 19        # 'C' UserRefNum 4, firm 4, symbol 8, appendage
+                            # length 2
 REPLACE_LEN = 40            # 'U' fixed part, before the appendage
 
 MAX_PRICE = 2_000_000_000   # 200,000.0000 with 4 implied decimals

@@ -16,7 +16,8 @@ the journal of scripts/venue_sim.py --journal; any other program can write
 one the same way.
 
 The capture is decoded with
-  tshark -r CAPTURE -d tcp.port==PORT,soupbintcp --disable-protocol ouch -T pdml
+  tshark -r CAPTURE -d tcp.port==PORT,soupbintcp \
+         --disable-protocol ouch -T pdml
 and split by connection (the client's port) and direction.  For each, the
 packets must agree one by one with the journal's, in order: type, packet
 length, payload bytes (as far as the dissector shows them), the sequence

@@ -356,7 +356,8 @@ async def t_fills(tmp):
           (1, b'B', 101, b'AAPL    ', 1_234_500, b'0', b'Y', b'P', b'N',
            b'N', b'ORD1'.ljust(14), 0), a)
     check('fills: accepted live, order reference 1, seq 1',
-          a.get('state') == b'L' and a.get('ref') == 1 and a.get('seq') == 1, a)
+          a.get('state') == b'L' and a.get('ref') == 1
+          and a.get('seq') == 1, a)
     check('fills: timestamp is ns since midnight, now',
           abs(a['ts'] - now) < 5_000_000_000, (a['ts'], now))
     check('fills: 50% of 101 = 50 executed at the limit, match 1, flag R',
@@ -684,7 +685,8 @@ async def t_bad(tmp):
     c.send(b'U', enter_order(2))
     m = await c.msg()
     check('bad-after unknown: a packet of an unknown type, session goes on',
-          p and p[0] not in 'AJSHZ+' and m['type'] == 'A' and m.get('seq') == 3,
+          p and p[0] not in 'AJSHZ+' and m['type'] == 'A'
+          and m.get('seq') == 3,
           (p, m))
     c.close()
     await s.stop()
