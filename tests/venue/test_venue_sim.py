@@ -749,6 +749,11 @@ async def t_bad_client(tmp):
     c.send(b'L', login_payload()[:-1])
     check('client: short Login Request -> closed', await c.eof(1))
     await s.stop()
+    drops = {r['conn']: r['reason'] for r in s.journal()
+             if r.get('event') == 'drop'}
+    check('client: each closed by the venue on purpose, with a reason',
+          sorted(drops) == [1, 2, 3, 4, 5]
+          and all(drops[n] != 'venue shutting down' for n in drops), drops)
 
 
 async def t_journal_sigterm(tmp):
