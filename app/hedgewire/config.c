@@ -39,6 +39,11 @@ static const char *const dedup_modes[] = {
 
 static const char *const join_modes[] = { "recover", "baseline" };
 
+static const char *const journal_errors[] = {
+	[HGW_JOURNAL_ERROR_STOP] = "stop",
+	[HGW_JOURNAL_ERROR_ALARM] = "alarm",
+};
+
 static const char *const rx_modes[] = {
 	[HGW_RX_QUEUES] = "queues",
 	[HGW_RX_FANOUT] = "fanout",
@@ -145,7 +150,8 @@ static const struct key keys[] = {
 	K("order", "capacity", KEY_CHAR, capacity, 0, 0, "P"),
 	K("order", "mbufs",   KEY_U32,  tx_mbufs, 1023, 1u << 24, "8191"),
 	KS("order", "journal", KEY_STR, journal, ""),
-	K("order", "journal_ring", KEY_U32, journal_ring, 1024, 1u << 22, "65536"),
+	K("order", "journal_orders", KEY_U64, journal_orders, 1024, 1ull << 32, "1048576"),
+	KE("order", "journal_error", journal_error, journal_errors, "stop"),
 	K("run",  "workers",  KEY_U32,  workers, 1, HGW_MAX_WORKERS, "1"),
 	KE("run", "dedup",    dedup, dedup_modes, "claim"),
 	K("run",  "stop_at_end_of_session", KEY_BOOL, stop_at_end, 0, 1, "yes"),

@@ -26,6 +26,12 @@ enum hgw_dedup_mode {
 };
 
 /* How each worker gets its full copy of the feed. */
+/* [order] journal_error: what a journal write error does. */
+enum hgw_journal_error {
+	HGW_JOURNAL_ERROR_STOP,   /* the kill switch: trading stops */
+	HGW_JOURNAL_ERROR_ALARM,  /* said, and the exit status; trading goes on */
+};
+
 enum hgw_rx_mode {
 	HGW_RX_QUEUES,       /* each worker polls its own queue that carries it all */
 	HGW_RX_FANOUT,       /* one RX lcore, zero-copy fan-out over rings */
@@ -94,7 +100,8 @@ struct hgw_config {
 	uint32_t capacity;        /* OUCH capacity byte */
 	uint32_t tx_mbufs;        /* mbufs in the order pool */
 	char journal[256];        /* pcap journal of sent orders; empty: none */
-	uint32_t journal_ring;    /* journal records queued per worker */
+	uint64_t journal_orders;  /* orders a journal file has room for */
+	uint32_t journal_error;   /* enum hgw_journal_error */
 
 	/* [run] */
 	uint32_t workers;         /* worker lcores */

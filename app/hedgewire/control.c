@@ -177,6 +177,15 @@ stamp_position(struct ev_rec *r)
 	ctl.last_seq = r->ev.seq;
 }
 
+/* The first line of every events log. */
+static void
+log_header(FILE *f)
+{
+	fprintf(f, "# hedgewire events: id session(hex) seq type args "
+		"(docs/design.md \"Control events\")\n");
+	fflush(f);
+}
+
 static void
 log_event(const struct ev_rec *r)
 {
@@ -753,9 +762,7 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 		if (ctl.log == NULL)
 			die("[run] events_log = %s: %s", c->events_log,
 			    strerror(errno));
-		fprintf(ctl.log, "# hedgewire events: id session(hex) seq "
-			"type args (docs/design.md \"Control events\")\n");
-		fflush(ctl.log);
+		log_header(ctl.log);
 	}
 	printf("events: %s\n", ctl.membarrier ?
 	       "positions chosen after a membarrier (no fence on the workers)" :
@@ -952,6 +959,56 @@ hgw_ctl_session_lost(void)
 	else
 		RTE_LOG(ERR, HGW_CTL, "venue session lost: trading stops "
 			"until /hgw/risk/kill,0\n");
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+void
+hgw_ctl_kill(const char *why)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
+	char err[128];
+
+	pthread_mutex_lock(&ctl.lock);
+	if (kill_post(&e, err, sizeof(err)) != 0)
+		RTE_LOG(ERR, HGW_CTL, "%s, and the kill switch could not be "
+			"set: %s\n", why, err);
+	else
+		RTE_LOG(ERR, HGW_CTL, "%s: trading stops until "
+			"/hgw/risk/kill,0\n", why);
+	pthread_mutex_unlock(&ctl.lock);
+}
+
+void
+hgw_ctl_reopen_log(void)
+{
+	char name[sizeof(ctl.c->events_log) + 16];
+	FILE *f = NULL;
+
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.log == NULL || ctl.closed)
+		goto out;
+	/* the configured path (free again once rotated), else the next
+	 * free name: never an earlier log overwritten */
+	for (unsigned int k = 0; k < 100000 && f == NULL; k++) {
+		if (hgw_journal_name(ctl.c->events_log, k, name,
+				     sizeof(name)) < 0)
+			break;
+		f = fopen(name, "wx");
+		if (f == NULL && errno != EEXIST)
+			break;
+	}
+	if (f == NULL) {
+		RTE_LOG(ERR, HGW_CTL, "[run] events_log = %s: cannot reopen "
+			"(%s); still writing the file open before\n",
+			ctl.c->events_log, strerror(errno));
+		goto out;
+	}
+	log_header(f);
+	fclose(ctl.log);
+	ctl.log = f;
+	printf("events log %s: opened\n", name);
+	fflush(stdout);
+out:
 	pthread_mutex_unlock(&ctl.lock);
 }
 

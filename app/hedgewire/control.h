@@ -54,4 +54,13 @@ int hgw_ctl_venue_answer(const struct hgw_ouch_answer *a);
  * event, as the kill switch) until an operator re-enables it. */
 void hgw_ctl_session_lost(void);
 
+/* Control lcore only. Trading stops (a kill event, as the kill switch)
+ * for the reason why (logged), until an operator re-enables it. */
+void hgw_ctl_kill(const char *why);
+
+/* Control lcore only (SIGHUP): the events log, if any, is closed and a
+ * new one opened at [run] events_log, or the next free name after it
+ * (never overwriting); if that fails the old one stays open (logged). */
+void hgw_ctl_reopen_log(void);
+
 #endif /* HGW_APP_CONTROL_H */

@@ -55,11 +55,18 @@ RTE_LOG_REGISTER(hgw_app_logtype, hgw.app, INFO);
 #define RTE_LOGTYPE_HGW_APP hgw_app_logtype
 
 static volatile sig_atomic_t signalled;
+static volatile sig_atomic_t hangup;	/* SIGHUP: reopen the files */
 
 static void
 on_signal(int sig)
 {
 	signalled = sig;
+}
+
+static void
+on_hangup(int sig __rte_unused)
+{
+	hangup = 1;
 }
 
 /* Start-up failures: one line naming the bad input, then exit. */
@@ -376,8 +383,7 @@ struct trading {
 	struct hgw_table *table;          /* replica 0 */
 	struct rte_mempool *tx_pool;
 	struct hgw_journal *journal;
-	struct rte_ring *rings[HGW_MAX_WORKERS];
-	uint32_t nrings;                  /* journal rings: one per sender */
+	uint64_t journal_errors;          /* write errors (docs/design.md "Order journal") */
 	struct hgw_dedup *dedup;
 };
 
@@ -488,21 +494,10 @@ trading_init(struct trading *t, const struct hgw_config *c)
 		die("cannot create the order pool of %u mbufs ([order] mbufs): %s",
 		    c->tx_mbufs, rte_strerror(rte_errno));
 	if (c->journal[0] != '\0') {
-		t->journal = hgw_journal_open(c->journal, err, sizeof(err));
+		t->journal = hgw_journal_open(c->journal, c->journal_orders,
+					      err, sizeof(err));
 		if (t->journal == NULL)
 			die("%s", err);
-		/* one per sender: the TX lcore, or each worker */
-		t->nrings = c->dedup == HGW_DEDUP_MODE_TXLCORE ? 1 : c->workers;
-		for (uint32_t i = 0; i < t->nrings; i++) {
-			/* The control plane drains every millisecond; records
-			 * (128 B each) do not hold TX mbufs, so the ring can
-			 * absorb a long stall of the control plane. */
-			t->rings[i] = hgw_journal_ring(i, c->journal_ring);
-			if (t->rings[i] == NULL)
-				die("cannot create journal ring %u of %u records "
-				    "([order] journal_ring, a power of two): %s",
-				    i, c->journal_ring, rte_strerror(rte_errno));
-		}
 	}
 	if (c->dedup == HGW_DEDUP_MODE_CLAIM && c->workers > 1) {
 		t->dedup = rte_zmalloc("hgw_dedup", sizeof(*t->dedup),
@@ -518,7 +513,7 @@ trading_init(struct trading *t, const struct hgw_config *c)
 		hgw_hist_init_precision(&out->rx_to_tx, c->latency_bits);
 		out->port = c->tx_port;
 		out->queue = 0;
-		out->journal = t->rings[0];
+		out->journal = t->journal ? hgw_journal_tx(t->journal) : NULL;
 		for (uint32_t i = 0; i < c->workers; i++) {
 			char name[RTE_RING_NAMESIZE];
 
@@ -851,7 +846,8 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			} else {
 				w[i].out.port = c->tx_port;
 				w[i].out.queue = (uint16_t)i;
-				w[i].out.journal = t->rings[i];
+				w[i].out.journal = t->journal ?
+					hgw_journal_tx(t->journal) : NULL;
 			}
 			w[i].capacity = (uint8_t)c->capacity;
 			memcpy(w[i].udp.src_mac, c->src_mac, 6);
@@ -977,6 +973,35 @@ static const char *const stop_names[] = {
 	[STOP_SIGNAL] = "signal",
 };
 
+/* Control loop, every millisecond: SIGHUP reopens the journal and the
+ * events log; the journal's files are looked after, and a write error
+ * handled as [order] journal_error says: stop (the kill switch, as for a
+ * lost venue session) or alarm (said, and in the exit status). */
+static void
+journal_tick(const struct hgw_config *c, struct trading *t)
+{
+	char err[PATH_MAX + 256];
+
+	if (hangup) {
+		hangup = 0;
+		if (t->journal != NULL)
+			hgw_journal_reopen(t->journal);
+		hgw_ctl_reopen_log();
+	}
+	if (t->journal == NULL ||
+	    hgw_journal_poll(t->journal, err, sizeof(err)) == 0)
+		return;
+	t->journal_errors++;
+	if (c->journal_error == HGW_JOURNAL_ERROR_STOP) {
+		fprintf(stderr, "hedgewire: %s: trading stops "
+			"([order] journal_error = stop)\n", err);
+		hgw_ctl_kill("the order journal cannot be written");
+	} else {
+		fprintf(stderr, "hedgewire: %s ([order] journal_error = "
+			"alarm)\n", err);
+	}
+}
+
 /* Control loop: returns once the workers should stop. */
 static enum stop_reason
 control_loop(struct hgw_worker *w, const struct hgw_config *c,
@@ -997,8 +1022,7 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 		hgw_ctl_poll();
 		if (txlcore.venue != NULL)
 			hgw_venue_ctl_poll(txlcore.venue);
-		if (t->journal != NULL)
-			hgw_journal_drain(t->journal, t->rings, t->nrings);
+		journal_tick(c, t);
 		if (signalled)
 			return STOP_SIGNAL;
 		for (uint32_t i = 0; i < c->workers; i++) {
@@ -1181,7 +1205,8 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
  * never look like a start-up error (1). */
 #define EXIT_DIVERGED   1	/* replicas left the race or disagree */
 #define EXIT_ORDERS     2	/* orders refused by the port (not sent) */
-#define EXIT_JOURNAL    4	/* orders sent but not journalled */
+#define EXIT_JOURNAL    4	/* orders sent but not journalled, or the
+				 * journal could not be written */
 #define EXIT_HALTED     8	/* a replica missed input and stopped trading */
 #define EXIT_CAPTURE    16	/* a replayed capture could not be read to its end */
 
@@ -1259,6 +1284,11 @@ main(int argc, char **argv)
 	 * half way (the control loop sees it at once) */
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
+	/* SIGHUP: reopen the journal and the events log (logrotate), on
+	 * the control lcore; SIGXFSZ: a file past RLIMIT_FSIZE is a write
+	 * error (EFBIG) handled as one, not the end of the process */
+	signal(SIGHUP, on_hangup);
+	signal(SIGXFSZ, SIG_IGN);
 	check_separator(argc, argv);
 	rc = rte_eal_init(argc, argv);
 	if (rc < 0)
@@ -1356,10 +1386,16 @@ main(int argc, char **argv)
 	if (conf.stats_interval_ms != 0)
 		hgw_stats_tel_record(1);	/* the totals the summary has */
 
-	/* Workers are done: every order they sent is on the rings. */
-	if (trading.journal != NULL)
-		hgw_journal_drain(trading.journal, trading.rings,
-				  trading.nrings);
+	/* Workers are done: every order they sent is in the journal's
+	 * files, which are cut after their last record. */
+	if (trading.journal != NULL) {
+		char jerr[PATH_MAX + 256];
+
+		if (hgw_journal_finish(trading.journal, jerr, sizeof(jerr))) {
+			fprintf(stderr, "hedgewire: %s\n", jerr);
+			trading.journal_errors++;
+		}
+	}
 
 	print_summary(&workers[0], why);
 	printf("feed: join = %s%s, lines %u, max_jump %" PRIu64 ", "
@@ -1569,16 +1605,19 @@ main(int argc, char **argv)
 			status |= EXIT_JOURNAL;
 	if (txl && txlcore.out.tx.journal_full != 0)
 		status |= EXIT_JOURNAL;
-	if (trading.journal != NULL && hgw_journal_failed(trading.journal) != 0)
+	if (trading.journal != NULL && (hgw_journal_failed(trading.journal) != 0 ||
+					trading.journal_errors != 0))
 		status |= EXIT_JOURNAL;
 	if (hgw_capture_check_end(stdout) != 0)
 		status |= EXIT_CAPTURE;
 	if (trading.journal != NULL) {
 		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
-		       " failed\n", conf.journal,
+		       " failed, %" PRIu64 " write errors\n",
+		       hgw_journal_names(trading.journal),
 		       hgw_journal_written(trading.journal),
-		       hgw_journal_failed(trading.journal));
-		hgw_journal_close(trading.journal);
+		       hgw_journal_failed(trading.journal),
+		       trading.journal_errors);
+		hgw_journal_free(trading.journal);
 	}
 	if (args.dump_book != NULL) {
 		rc = dump_book(&workers[0], conf.book.max_instruments,
@@ -1600,7 +1639,6 @@ main(int argc, char **argv)
 		rte_free(workers[i].risk);
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
-		rte_ring_free(trading.rings[i]);
 		rte_ring_free(fanout.rings[i]);
 		rte_ring_free(txlcore.rings[i]);
 	}
@@ -1617,7 +1655,7 @@ main(int argc, char **argv)
 		fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s\n", 8 + status,
 			status & EXIT_DIVERGED ? " replicas diverged or disagree;" : "",
 			status & EXIT_ORDERS ? " orders refused by the port;" : "",
-			status & EXIT_JOURNAL ? " orders missing from the journal;" : "",
+			status & EXIT_JOURNAL ? " orders missing from the journal, or it could not be written;" : "",
 			status & EXIT_HALTED ? " a replica missed input and halted;" : "",
 			status & EXIT_CAPTURE ? " a capture has a read error;" : "");
 		return 8 + status;

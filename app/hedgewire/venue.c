@@ -454,7 +454,7 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 		       (uint32_t)o[8] << 8 | o[9];
 	struct hgw_venue_sym *sym = NULL;
 	enum hgw_venue_unsent why;
-	uint64_t now = rte_rdtsc(), sk;
+	uint64_t now = rte_rdtsc(), sk, t_send;
 
 	if (!hgw_soup_up(&v->soup)) {
 		why = HGW_VENUE_UNSENT_DOWN;
@@ -500,8 +500,9 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 							h->seq, 0, 0 };
 	v->sent++;
 	s->tx.orders++;
+	t_send = rte_rdtsc();
 	if (hgw_soup_send_framed(&v->soup, f + ORDER_SOUP_OFF, ORDER_SOUP_LEN,
-				 venue_ns(v, now)) != 0) {
+				 venue_ns(v, t_send)) != 0) {
 		v->open_n--;
 		v->sent--;
 		s->tx.orders--;
@@ -525,15 +526,10 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 		window_add(v->sym_times + (size_t)(sym - v->syms) *
 			   v->cap_symbol, &sym->head, &sym->n, v->cap_symbol,
 			   now);
-	if (s->journal != NULL) {
-		struct hgw_journal_rec *r = &s->jrec[0];
-
-		r->tsc = now;
-		r->len = HGW_ORDER_FRAME_LEN;
-		memcpy(r->frame, f, HGW_ORDER_FRAME_LEN);
-		if (rte_ring_sp_enqueue_elem(s->journal, r, sizeof(*r)) != 0)
-			s->tx.journal_full++;
-	}
+	if (s->journal != NULL)
+		/* stamped when it was handed to send() */
+		s->tx.journal_full += hgw_journal_put(s->journal, &h->m, 1,
+						      t_send);
 	rte_pktmbuf_free(h->m);
 	return;
 unsent:

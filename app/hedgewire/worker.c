@@ -162,10 +162,15 @@ decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
 	return r;
 }
 
-/* Hand the queued orders to tx_burst. The journal copy is taken first,
- * since the driver frees what it sends; only the orders the driver took
- * are journalled. Orders it refused are dropped and counted (they were
- * not sent). */
+/* Hand the queued orders to tx_burst. The TX timestamp is taken just
+ * before it, and nothing else stands between the orders and the wire
+ * but one reference more on each mbuf when journalling (a store to a
+ * line the order's append wrote, since the driver frees what it sends
+ * and the journal copies the frame after tx_burst: with that reference
+ * the mbuf is not back in the pool before it is copied; so no queue of
+ * an order port may use MBUF_FAST_FREE). After tx_burst: the journal
+ * records and the latency histogram. Orders the driver refused are
+ * dropped and counted (they were not sent), never journalled. */
 static inline void
 sender_flush(struct hgw_sender *s)
 {
@@ -174,34 +179,28 @@ sender_flush(struct hgw_sender *s)
 
 	if (n == 0)
 		return;
+	if (s->journal != NULL)
+		for (uint16_t i = 0; i < n; i++)
+			rte_mbuf_refcnt_update(s->m[i], 1);
 	now = rte_rdtsc();
+	sent = rte_eth_tx_burst(s->port, s->queue, s->m, n);
+	if (s->journal != NULL) {
+		s->tx.journal_full += hgw_journal_put(s->journal, s->m, sent,
+						      now);
+		/* the journal's reference; the refused ones: both */
+		for (uint16_t i = sent; i < n; i++)
+			rte_mbuf_refcnt_set(s->m[i], 1);
+		rte_pktmbuf_free_bulk(s->m, n);
+	} else if (unlikely(sent < n)) {
+		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
+	}
+	s->tx.orders += sent;
+	s->tx.tx_full += n - sent;
 	for (uint16_t i = 0; i < n; i++) {
 		uint64_t lat = now - s->rx_tsc[i];
 
 		hgw_hist_record(&s->rx_to_tx, lat);
 		s->misses += lat > s->miss_tsc;
-		if (s->journal != NULL) {
-			struct hgw_journal_rec *r = &s->jrec[i];
-
-			r->tsc = now;
-			r->len = HGW_ORDER_FRAME_LEN;
-			memcpy(r->frame, rte_pktmbuf_mtod(s->m[i], const void *),
-			       HGW_ORDER_FRAME_LEN);
-		}
-	}
-	sent = rte_eth_tx_burst(s->port, s->queue, s->m, n);
-	s->tx.orders += sent;
-	if (unlikely(sent < n)) {
-		s->tx.tx_full += n - sent;
-		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
-	}
-	if (s->journal != NULL && sent != 0) {
-		unsigned int q = rte_ring_sp_enqueue_burst_elem(s->journal,
-								s->jrec,
-								sizeof(s->jrec[0]),
-								sent, NULL);
-
-		s->tx.journal_full += sent - q;
 	}
 	s->n = 0;
 }

@@ -50,7 +50,7 @@ struct hgw_worker_tx_stats {
 	uint64_t tx_full;       /* refused by tx_burst (dropped, counted) */
 	uint64_t pool_empty;    /* no mbuf: the worker went passive */
 	uint64_t pool_waits;    /* tx-lcore: spins waiting for an order mbuf */
-	uint64_t journal_full;  /* sent but not journalled (ring full) */
+	uint64_t journal_full;  /* sent but not journalled (file full) */
 };
 
 /* Why a worker halted: its book may have missed input. */
@@ -127,7 +127,7 @@ struct hgw_recovery {
 struct hgw_sender {
 	uint16_t port, queue;
 	uint32_t n;
-	struct rte_ring *journal;       /* NULL: no journal */
+	struct hgw_journal_tx *journal; /* NULL: no journal */
 	struct hgw_worker_tx_stats tx;
 	/* arrival (rx_burst return, or the paced release deadline) ->
 	 * handed to tx_burst, TSC cycles; later than miss_tsc: a miss
@@ -137,7 +137,6 @@ struct hgw_sender {
 	uint64_t misses;
 	uint64_t rx_tsc[HGW_WORKER_TXQ];
 	struct rte_mbuf *m[HGW_WORKER_TXQ];
-	struct hgw_journal_rec jrec[HGW_WORKER_TXQ];
 };
 
 /* A worker's counters and latency as of one moment, for live readers

@@ -4,6 +4,7 @@
  *   hgw-convert itch2pcap IN.itch OUT.pcap [options]
  *   hgw-convert pcap2itch IN.pcap OUT.itch [options]
  *   hgw-convert loop IN.pcap OUT.pcap --times N [options]
+ *   hgw-convert journal-repair FILE
  *
  * The .itch side is Nasdaq's binary file format (the daily TotalView-ITCH
  * files, and what other ITCH tools read and write): every message preceded
@@ -13,7 +14,8 @@
  * capture can be cut back to the messages it carries.
  *
  * Like hgw-feedgen, this tool uses no hedgewire library but the ITCH
- * layouts: it parses frames itself, so the tests that compare it with
+ * layouts (and, for journal-repair, the order journal's file layout,
+ * app/common/hgw_journal_file.h): it parses frames itself, so the tests that compare it with
  * hgw-inspect and tshark compare independent decoders. Every command
  * streams (constant memory), since daily files run to gigabytes.
  *
@@ -29,11 +31,16 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 
 #include "hgw_cli.h"
 #include "hgw_itch.h"
+#include "hgw_journal_file.h"
 
 #define CV_NAME "hgw-convert"
 #define die(...) hgw_cli_die(CV_NAME, __VA_ARGS__)
@@ -886,6 +893,112 @@ cv_loop(const struct cv_opts *o)
 }
 
 /* ------------------------------------------------------------------ */
+/* journal-repair                                                     */
+
+/* Records a journal left by a kill may hold that are neither complete
+ * nor unused: one burst per sender at most. More than this, and the file
+ * is not a journal (its records do not fall at 24 + 108 i): left alone. */
+#define CV_JOURNAL_MAX_TORN 4096u
+
+/* A hedgewire order journal left by a process that was killed: its
+ * complete records kept in order, the ones a sender had not finished
+ * and the unused tail dropped, into FILE.repair (then renamed over
+ * FILE, so FILE is either the old file or the repaired one). A clean
+ * journal is left as it is. */
+static int
+cv_journal_repair(const char *path, int quiet)
+{
+	char tmp[4096];
+	struct stat st;
+	uint8_t *map;
+	uint64_t n, kept, torn, rem, cut = 0;
+	int fd, out;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) != 0) {
+		fprintf(stderr, CV_NAME ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size < HGW_JOURNAL_FILE_HDR) {
+		fprintf(stderr, CV_NAME ": %s: not a hedgewire journal (%s)\n",
+			path, S_ISREG(st.st_mode) ? "shorter than a pcap header" :
+			"not a regular file");
+		return 2;
+	}
+	/* private: the records are compacted in memory, never in FILE */
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		fprintf(stderr, CV_NAME ": %s: %s\n", path, strerror(errno));
+		return 1;
+	}
+	if (!hgw_journal_file_header_ok(map)) {
+		fprintf(stderr, CV_NAME ": %s: not a hedgewire journal (its pcap "
+			"header is not a journal's: nanosecond, Ethernet, "
+			"snapshot length %u)\n", path, HGW_JOURNAL_SNAPLEN);
+		return 2;
+	}
+	n = ((uint64_t)st.st_size - HGW_JOURNAL_FILE_HDR) / HGW_JOURNAL_REC;
+	rem = ((uint64_t)st.st_size - HGW_JOURNAL_FILE_HDR) % HGW_JOURNAL_REC;
+	kept = hgw_journal_compact(map + HGW_JOURNAL_FILE_HDR, n, &torn);
+	if (rem != 0) {
+		/* a file cut inside a record: that record is incomplete */
+		uint8_t *r = map + st.st_size - rem;
+
+		for (uint64_t i = 0; i < rem && cut == 0; i++)
+			cut = r[i] != 0;
+	}
+	if (torn + cut > CV_JOURNAL_MAX_TORN) {
+		fprintf(stderr, CV_NAME ": %s: not a hedgewire journal (%" PRIu64
+			" records neither complete nor unused); not changed\n",
+			path, torn + cut);
+		return 2;
+	}
+	if (kept == n && rem == 0) {
+		if (!quiet)
+			printf("%s: clean, %" PRIu64 " orders; not changed\n",
+			       path, kept);
+		return 0;
+	}
+	if ((size_t)snprintf(tmp, sizeof(tmp), "%s.repair", path) >= sizeof(tmp)) {
+		fprintf(stderr, CV_NAME ": %s: name too long\n", path);
+		return 2;
+	}
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (out < 0) {
+		fprintf(stderr, CV_NAME ": %s: %s\n", tmp, strerror(errno));
+		return 1;
+	}
+	size_t len = HGW_JOURNAL_FILE_HDR + kept * HGW_JOURNAL_REC, done = 0;
+
+	while (done < len) {
+		ssize_t w = write(out, map + done, len - done);
+
+		if (w <= 0) {
+			fprintf(stderr, CV_NAME ": %s: %s\n", tmp,
+				w < 0 ? strerror(errno) : "short write");
+			close(out);
+			unlink(tmp);
+			return 1;
+		}
+		done += (size_t)w;
+	}
+	if (fsync(out) != 0 || close(out) != 0 || rename(tmp, path) != 0) {
+		fprintf(stderr, CV_NAME ": %s: %s\n", tmp, strerror(errno));
+		unlink(tmp);
+		return 1;
+	}
+	if (!quiet)
+		printf("%s: repaired, %" PRIu64 " orders kept, %" PRIu64
+		       " incomplete records dropped, %" PRIu64 " unused "
+		       "records dropped\n", path, kept, torn + cut,
+		       n - kept - torn);
+	munmap(map, (size_t)st.st_size);
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
 /* Options                                                            */
 
 static void
@@ -895,6 +1008,7 @@ cv_usage(FILE *f)
 "usage: " CV_NAME " itch2pcap IN.itch OUT.pcap [options]\n"
 "       " CV_NAME " pcap2itch IN.pcap OUT.itch [options]\n"
 "       " CV_NAME " loop IN.pcap OUT.pcap --times N [options]\n"
+"       " CV_NAME " journal-repair FILE [-q]\n"
 "\n"
 "An .itch file is Nasdaq's binary ITCH 5.0 format: each message preceded\n"
 "by its length, 2 bytes big-endian (uncompressed). Captures are\n"
@@ -929,6 +1043,12 @@ cv_usage(FILE *f)
 "      --times N          loops, 1..1000000 (required)\n"
 "      --gap-us US        pause between loops (default 0)\n"
 "      --group, --port    the feed, as for pcap2itch\n"
+"\n"
+"journal-repair: a hedgewire order journal left by a process that was\n"
+"killed (its files are allocated in full and cut at a clean exit) made a\n"
+"clean pcap: complete records kept in order, records a sender had not\n"
+"finished and the unused tail dropped (FILE replaced through FILE.repair).\n"
+"A clean journal is not changed. Not a journal: exit 2, not changed.\n"
 "\n"
 "  -q, --quiet            no summary line\n"
 "  -h, --help             this text\n"
@@ -1119,6 +1239,37 @@ main(int argc, char **argv)
 
 	hgw_cli_version("hgw-convert", argc, argv);
 
+	/* journal-repair takes a file and -q, none of the capture options */
+	for (int i = 1; i < argc; i++) {
+		if (argv[i][0] == '-')
+			continue;	/* the command is the first operand */
+		if (strcmp(argv[i], "journal-repair") != 0)
+			break;
+		int quiet = 0, nfiles = 0;
+		const char *file = NULL;
+
+		for (int k = 1; k < argc; k++) {
+			if (k == i)
+				continue;
+			if (strcmp(argv[k], "-q") == 0 ||
+			    strcmp(argv[k], "--quiet") == 0) {
+				quiet = 1;
+			} else if (argv[k][0] == '-') {
+				fprintf(stderr, CV_NAME ": journal-repair takes "
+					"no %s\n", argv[k]);
+				return 2;
+			} else {
+				file = argv[k];
+				nfiles++;
+			}
+		}
+		if (nfiles != 1) {
+			fprintf(stderr, CV_NAME ": journal-repair needs one "
+				"FILE (try --help)\n");
+			return 2;
+		}
+		return cv_journal_repair(file, quiet);
+	}
 	cv_parse_args(&o, argc, argv);
 	switch (o.cmd) {
 	case CMD_ITCH2PCAP:

@@ -39,7 +39,8 @@ config)
 	expect_start_error "\\[rx\\] mode: 'mirror'" --set rx.mode=mirror
 	expect_start_error "\\[run\\] dedup: 'first'" --set run.dedup=first
 	expect_start_error "\\[table\\] replicas: '17'" --set table.replicas=17
-	expect_start_error "\\[order\\] journal_ring: '5'" --set order.journal_ring=5
+	expect_start_error "\\[order\\] journal_orders: '5'" --set order.journal_orders=5
+	expect_start_error "\\[order\\] journal_error: 'ignore'" --set order.journal_error=ignore
 	expect_start_error "\\[rx\\] ring_size: 'big'" --set rx.ring_size=big
 	expect_start_error "flow-mirror: port 0 \\(net_null\\) cannot mirror" \
 		--set rx.mode=flow-mirror
