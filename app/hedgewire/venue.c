@@ -301,13 +301,14 @@ hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
 					 memory_order_relaxed)) {
 			printf("venue: the session ended before trading "
 			       "started (login rejected, or end of session); "
-			       "orders go back as unsent\n");
+			       "the kill switch is on\n");
 			return;
 		}
 		rte_delay_us_sleep(1000);
 	}
-	printf("venue: not logged in after %u ms; trading starts, orders "
-	       "go back as unsent until the session is up\n", ms);
+	printf("venue: not logged in after %u ms; trading starts with the "
+	       "kill switch on\n", ms);
+	hgw_ctl_session_lost();
 }
 
 /* ---- TX lcore ---------------------------------------------------------- */
@@ -648,8 +649,12 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	v->soup.drop_fn = on_dropped;
 	v->soup.drop_arg = t;
 	hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
-	if (v->soup.st.lost_up != v->lost_seen_up) {
-		v->lost_seen_up = (uint32_t)v->soup.st.lost_up;
+	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=
+	    v->lost_seen_up) {
+		/* lost after a login, or ended for the run (End of Session,
+		 * Login Rejected: counted once) */
+		v->lost_seen_up = (uint32_t)(v->soup.st.lost_up +
+					     (v->soup.state == HGW_SOUP_ENDED));
 		/* what was open: with cancel_on_disconnect the venue has
 		 * cancelled it (and says so after the next login); else it
 		 * is cancelled after the next login (the kill that follows

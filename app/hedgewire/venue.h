@@ -94,10 +94,11 @@ struct hgw_venue_sym {
 struct hgw_venue {
 	/* Written by the TX lcore, read live by the control lcore. */
 	struct {
-		/* Sessions lost after Login Accepted. Release by the TX
-		 * lcore after the loss is counted; the control lcore loads
-		 * it with acquire and calls hgw_ctl_session_lost() once per
-		 * increase. */
+		/* Sessions lost after Login Accepted, plus 1 once the
+		 * session ended for the run (End of Session, Login
+		 * Rejected). Release by the TX lcore after the loss is
+		 * counted; the control lcore loads it with acquire and calls
+		 * hgw_ctl_session_lost() once per increase. */
 		_Atomic uint32_t lost;
 		/* 1 while logged in; relaxed (start-up wait, a hint). */
 		_Atomic uint32_t up;
@@ -158,8 +159,8 @@ void hgw_venue_check(const struct hgw_config *c);
 struct hgw_venue *hgw_venue_init(const struct hgw_config *c);
 
 /* Main lcore, before the workers start: wait for the TX lcore's first
- * login, at most ms; says in one line if it did not come (orders then
- * go back as unsent until it does). */
+ * login, at most ms; if it did not come, says so in one line and sets
+ * the kill switch (hgw_ctl_session_lost). */
 void hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms);
 
 /* TX lcore: one deduplicated order (h: its trigger and mbuf, freed
