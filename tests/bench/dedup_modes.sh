@@ -97,7 +97,8 @@ hw_venue() {
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	sed -n 's/^ *venue_send: //p' "$work/out" >"$work/vsend"
-	sed -n 's/^ *sent rx_to_tx: //p' "$work/out"
+	# one worker: its sender's (the TX lcore's) line
+	sed -n 's/^  rx_to_tx: //p' "$work/out"
 }
 
 # The filter's own hop, on the copies the downstream run left.
