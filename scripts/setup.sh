@@ -13,6 +13,7 @@ PACKAGES=(
 	libdpdk-dev dpdk dpdk-dev libnuma-dev libbsd-dev libpcap-dev
 	python3 python3-pyelftools
 	clang llvm libclang-rt-14-dev
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
 	tshark gnuplot-nox
 )
 
