@@ -65,6 +65,7 @@
 #endif
 
 #include "hgw_cli.h"
+#include "hgw_prng.h"
 #include "hgw_chanmap.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -98,10 +99,7 @@ static uint64_t rng_state;
 static uint64_t
 rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
+	return hgw_xorshift64s(&rng_state);
 }
 
 /* PA of a mapped, touched virtual address via /proc/self/pagemap (needs

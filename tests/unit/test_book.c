@@ -12,6 +12,7 @@
 
 #include "hgw_book.h"
 #include "hgw_itch.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 #define ERRS(b, code) (hgw_book_stats(b)->errors[HGW_BOOK_ERR_##code])
@@ -941,10 +942,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
+	return hgw_xorshift64s(&rng_state);
 }
 
 static uint32_t

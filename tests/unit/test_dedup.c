@@ -37,6 +37,7 @@ static void race_hook(void);
 } while (0)
 
 #include "hgw_dedup.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 #define NTRIG      1000000u	/* triggers (orders) per run */
@@ -50,17 +51,7 @@ static void race_hook(void);
 
 static uint64_t seed0;
 
-static uint64_t
-rnd(uint64_t *s)	/* xorshift64* */
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
+#define rnd hgw_xorshift64s
 
 static double
 now_s(void)
