@@ -5,7 +5,11 @@
 #   2. every test in build/: unit, end-to-end through DPDK vdevs, tshark;
 #   3. build-san/ with clang, -Dwerror=true and ASan+UBSan: the unit tests
 #      again, and the libFuzzer run of the feed decoder (HGW_FUZZ_SECONDS,
-#      default 60).
+#      default 60);
+#   4. build-arm64/: the DPDK-free libraries and their unit tests cross-built
+#      for arm64 (config/aarch64-linux-gnu.ini) and run under qemu-user;
+#   5. build-tsan/ with clang and ThreadSanitizer: the unit tests whose
+#      threads share memory (meson suite 'threads').
 # Exit status 0 only when nothing failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -20,9 +24,10 @@ scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 # the independent decoder of feed and order frames; gnuplot for the CCDF
 # chart test (scripts/ccdf.sh); python3-prometheus-client, the independent
 # parser of hgw-exporter's output; systemd, whose systemd-analyze verifies
-# the units. A test whose tool is missing says so.
+# the units; the arm64 cross compiler and qemu-user for the arm64 stage. A test whose tool is missing says so.
 TEST_PACKAGES=(clang llvm libclang-rt-14-dev tshark gnuplot-nox
-	python3-prometheus-client systemd)
+	python3-prometheus-client systemd
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
 missing=()
 for p in "${TEST_PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -79,6 +84,41 @@ if [ -f build-san/build.ninja ] && ninja -C build-san >/dev/null; then
 	tally "$log"
 else
 	echo "build-san: clang/sanitizer build failed"
+	failed=$((failed + 1))
+fi
+
+echo "== tests (arm64: aarch64-linux-gnu-gcc, -Dwerror=true, qemu-user)"
+if [ ! -f build-arm64/build.ninja ]; then
+	meson setup build-arm64 --cross-file config/aarch64-linux-gnu.ini \
+		-Dwerror=true >/dev/null || failed=$((failed + 1))
+fi
+if [ -f build-arm64/build.ninja ] && ninja -C build-arm64 >/dev/null; then
+	meson test -C build-arm64 --print-errorlogs --suite unit 2>&1 | tee "$log"
+	tally "$log"
+else
+	echo "build-arm64: arm64 cross build failed"
+	failed=$((failed + 1))
+fi
+
+echo "== tests (clang, ThreadSanitizer, suite threads)"
+if [ ! -f build-tsan/build.ninja ]; then
+	CC=clang meson setup build-tsan -Dwerror=true -Dbuildtype=debugoptimized \
+		-Db_sanitize=thread -Db_lundef=false >/dev/null || failed=$((failed + 1))
+fi
+# Only what the 'threads' suite runs is built here, not the whole tree.
+tsan_targets=$( [ -f build-tsan/build.ninja ] &&
+	meson introspect build-tsan --tests | python3 -c '
+import json, os, sys
+print(" ".join(sorted({os.path.relpath(t["cmd"][0], "build-tsan")
+	for t in json.load(sys.stdin)
+	if any(s.endswith(":threads") for s in t["suite"])})))')
+if [ -n "$tsan_targets" ] && ninja -C build-tsan $tsan_targets >/dev/null; then
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+		meson test -C build-tsan --no-rebuild --print-errorlogs \
+		--suite threads 2>&1 | tee "$log"
+	tally "$log"
+else
+	echo "build-tsan: ThreadSanitizer build failed"
 	failed=$((failed + 1))
 fi
 

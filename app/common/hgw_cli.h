@@ -72,21 +72,59 @@ hgw_cli_bad_input(const char *prog, const char *fmt, ...)
 	hgw_cli_vexit(prog, 2, fmt, ap);
 }
 
-/* Decimal unsigned integer in [min, max]; no sign, no spaces. */
+/* The tools' one number parser: a decimal unsigned integer at *s (digits
+ * only: no sign, space or base prefix; leading zeros are decimal), up to
+ * the first byte that is not a digit, in [min, max]. Returns 0 and the
+ * value in *v with *s past the digits, or -1 (no digit, overflow, out of
+ * range) with *s unchanged. For values inside a larger argument
+ * ("WORKER,USEC", "A.B.C.D:PORT", "LO-HI"). */
+static inline int
+hgw_cli_dec(const char **s, uint64_t min, uint64_t max, uint64_t *v)
+{
+	const char *p = *s;
+	uint64_t x = 0;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		unsigned int d = (unsigned int)(*p - '0');
+
+		if (x > (UINT64_MAX - d) / 10)
+			return -1;
+		x = x * 10 + d;
+	}
+	if (x < min || x > max)
+		return -1;
+	*s = p;
+	*v = x;
+	return 0;
+}
+
+/* A whole argument that is a decimal unsigned integer in [min, max]
+ * (hgw_cli_dec); anything else is a bad value for --opt (exit 2). */
 static inline uint64_t
 hgw_cli_num(const char *prog, const char *opt, const char *s, uint64_t min,
 	    uint64_t max)
 {
-	unsigned long long v;
-	char *end;
+	const char *p = s;
+	uint64_t v;
 
-	if (s[0] < '0' || s[0] > '9')
-		hgw_cli_bad(prog, opt, s);
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || v < min || v > max)
+	if (hgw_cli_dec(&p, min, max, &v) != 0 || *p != '\0')
 		hgw_cli_bad(prog, opt, s);
 	return v;
+}
+
+/* hgw_cli_num for an option that C's base-0 parse (strtoull(s, &end, 0))
+ * used to read: a leading 0 ("010", "0x10") is refused as a bad value for
+ * --opt rather than read as a decimal number the old parse took for
+ * another one (010 was 8, 0x10 was 16). "0" alone is zero. */
+static inline uint64_t
+hgw_cli_num_no_prefix(const char *prog, const char *opt, const char *s,
+		      uint64_t min, uint64_t max)
+{
+	if (s[0] == '0' && s[1] != '\0')
+		hgw_cli_bad(prog, opt, s);
+	return hgw_cli_num(prog, opt, s, min, max);
 }
 
 #endif /* HGW_CLI_H */

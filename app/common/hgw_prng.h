@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire tools: the seeded PRNG of the generators.
+ * hedgewire: the project's pseudo-random generators, one definition each.
  *
- * xoshiro256** (Blackman & Vigna), seeded through splitmix64: the same
- * seed gives the same stream on every host, so generated feeds and tables
- * are reproducible byte for byte.
+ * xoshiro256** (Blackman & Vigna), seeded through splitmix64: the
+ * generators' stream (hgw-feedgen, hgw-tablegen). The same seed gives the
+ * same stream on every host, so generated feeds and tables are
+ * reproducible byte for byte.
+ *
+ * xorshift64* (Vigna): one word of state, for the unit tests and
+ * hgw-chanprobe's choice of lines; deterministic, so a failing seed
+ * replays.
  */
 #ifndef HGW_PRNG_H
 #define HGW_PRNG_H
@@ -59,6 +64,20 @@ static inline uint32_t
 hgw_rng_below(struct hgw_rng *r, uint64_t n)
 {
 	return (uint32_t)(((hgw_rng_next(r) >> 32) * n) >> 32);
+}
+
+/* xorshift64*: advances *state (which must not be 0; it never becomes 0)
+ * and returns the next value. */
+static inline uint64_t
+hgw_xorshift64s(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545f4914f6cdd1dull;
 }
 
 #endif /* HGW_PRNG_H */

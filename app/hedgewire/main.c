@@ -120,21 +120,17 @@ static void
 parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
 {
 	const char *arg = s;
-	unsigned long v[3];
-	char *end;
+	uint64_t v[3];
 	int i;
 
 	for (i = 0; i < n; i++) {
-		errno = 0;
-		v[i] = strtoul(s, &end, 10);
-		if (errno != 0 || end == s || v[i] > UINT32_MAX ||
-		    (i > 0 && v[i] == 0) ||
-		    *end != (i == n - 1 ? '\0' : ','))
+		if (hgw_cli_dec(&s, i > 0 ? 1 : 0, UINT32_MAX, &v[i]) != 0 ||
+		    *s != (i == n - 1 ? '\0' : ','))
 			die("--inject-%s: bad value '%s' (expected %s)", what, arg,
 			    n == 3 ? "WORKER,USEC,EVERY" :
 			    strcmp(what, "stop") == 0 ? "WORKER,FRAMES" :
 			    "WORKER,DECISION");
-		s = end + 1;
+		s++;
 	}
 	ia->worker = (uint32_t)v[0];
 	ia->a = (uint32_t)v[1];

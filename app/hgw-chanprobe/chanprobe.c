@@ -65,6 +65,7 @@
 #endif
 
 #include "hgw_cli.h"
+#include "hgw_prng.h"
 #include "hgw_chanmap.h"
 
 #ifndef MAP_HUGE_SHIFT
@@ -98,10 +99,7 @@ static uint64_t rng_state;
 static uint64_t
 rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
+	return hgw_xorshift64s(&rng_state);
 }
 
 /* PA of a mapped, touched virtual address via /proc/self/pagemap (needs
@@ -463,8 +461,9 @@ usage(void)
 		"  --bits LO-HI    address bits to test (default 6-29)\n"
 		"  --iterations N  samples per bit, split over 2 passes x %d "
 		"replicates "
-		"(default 1000000)\n"
-		"  --seed S        seed for choosing the lines (default: time)\n"
+		"(decimal, 1000..100000000; default 1000000)\n"
+		"  --seed S        seed for choosing the lines (decimal; default: "
+		"time)\n"
 		"  -q              print only the per-bit table and summary\n"
 		"  --trust-guest   under a hypervisor, still write the bits judged\n"
 		"                  'different' to -o (by default the offset-only\n"
@@ -492,8 +491,6 @@ main(int argc, char **argv)
 	hgw_cli_version("hgw-chanprobe", argc, argv);
 
 	while ((c = getopt_long(argc, argv, "o:qh", lopts, NULL)) != -1) {
-		char *end;
-
 		switch (c) {
 		case 'o':
 			out = optarg;
@@ -501,33 +498,31 @@ main(int argc, char **argv)
 		case 'q':
 			quiet = 1;
 			break;
-		case 'b':
-			if (sscanf(optarg, "%u-%u", &lo, &hi) != 2 || lo < 6 ||
-			    hi > 62 || lo > hi) {
+		case 'b': {
+			const char *p = optarg;
+			uint64_t l, h;
+
+			if (hgw_cli_dec(&p, 6, 62, &l) != 0 || *p++ != '-' ||
+			    hgw_cli_dec(&p, l, 62, &h) != 0 || *p != '\0') {
 				fprintf(stderr, "hgw-chanprobe: bad --bits "
 					"'%s' (want LO-HI, 6 <= LO <= HI <= "
 					"62)\n", optarg);
 				return 2;
 			}
+			lo = (unsigned)l;
+			hi = (unsigned)h;
 			break;
+		}
 		case 'n':
-			errno = 0;
-			iters = strtoull(optarg, &end, 0);
-			if (errno || *end || iters < 1000 || iters > 100000000) {
-				fprintf(stderr, "hgw-chanprobe: bad "
-					"--iterations '%s' (want 1000..1e8)\n",
-					optarg);
-				return 2;
-			}
+			/* decimal only: once base 0, so 010 and 0x10 are
+			 * refused rather than read as another number */
+			iters = hgw_cli_num_no_prefix("hgw-chanprobe",
+						      "iterations", optarg,
+						      1000, 100000000);
 			break;
 		case 's':
-			errno = 0;
-			seed = strtoull(optarg, &end, 0);
-			if (errno || *end) {
-				fprintf(stderr, "hgw-chanprobe: bad --seed "
-					"'%s'\n", optarg);
-				return 2;
-			}
+			seed = hgw_cli_num_no_prefix("hgw-chanprobe", "seed",
+						     optarg, 0, UINT64_MAX);
 			break;
 		case 't':
 			trust_guest = 1;

@@ -309,28 +309,6 @@ num_real(const char *opt, const char *s, double min, double max)
 	return v;
 }
 
-/* Decimal in [min, max] from *s up to a byte not a digit; advances *s.
- * -1 when there is no digit or it is out of range. */
-static int
-parse_dec(const char **s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	const char *p = *s;
-	uint64_t x = 0;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	while (*p >= '0' && *p <= '9') {
-		if (x > (UINT64_MAX - 9) / 10)
-			return -1;
-		x = x * 10 + (uint64_t)(*p++ - '0');
-	}
-	if (x < min || x > max)
-		return -1;
-	*s = p;
-	*v = x;
-	return 0;
-}
-
 /* A.B.C.D:PORT, port 1 to 65535. */
 static int
 parse_ip_port(const char *arg, uint32_t *ip, uint16_t *port)
@@ -347,7 +325,7 @@ parse_ip_port(const char *arg, uint32_t *ip, uint16_t *port)
 	if (inet_pton(AF_INET, host, &a) != 1)
 		return -1;
 	p = colon + 1;
-	if (parse_dec(&p, 1, UINT16_MAX, &v) != 0 || *p != '\0')
+	if (hgw_cli_dec(&p, 1, UINT16_MAX, &v) != 0 || *p != '\0')
 		return -1;
 	*ip = ntohl(a.s_addr);
 	*port = (uint16_t)v;
@@ -361,11 +339,11 @@ parse_drop(const char *arg, struct drop *d)
 	const char *p = arg;
 	uint64_t q, a, b;
 
-	if (parse_dec(&p, 0, MAX_COPIES - 1, &q) != 0 || *p++ != ':' ||
-	    parse_dec(&p, 1, UINT32_MAX, &a) != 0)
+	if (hgw_cli_dec(&p, 0, MAX_COPIES - 1, &q) != 0 || *p++ != ':' ||
+	    hgw_cli_dec(&p, 1, UINT32_MAX, &a) != 0)
 		return -1;
 	b = a;
-	if (*p == '-' && (++p, parse_dec(&p, a, UINT32_MAX, &b) != 0))
+	if (*p == '-' && (++p, hgw_cli_dec(&p, a, UINT32_MAX, &b) != 0))
 		return -1;
 	if (*p != '\0')
 		return -1;

@@ -35,7 +35,7 @@
 #include "hgw_itch.h"
 #include "hgw_book.h"
 
-#define BOOK_ALIGN 64
+#define BOOK_ALIGN HGW_BOOK_ALIGN
 #define BOOK_BID 0
 #define BOOK_ASK 1
 #define BOOK_NOT_FOUND UINT64_MAX

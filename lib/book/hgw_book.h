@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hgw_cacheline.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -67,12 +69,17 @@ struct hgw_book_top {
 
 struct hgw_book;
 
+/* Alignment of a book's memory and of every part inside it: a cache line
+ * (RTE_CACHE_LINE_SIZE, hgw_cacheline.h). hgw_book_memsize() is a
+ * multiple of it, so aligned_alloc(HGW_BOOK_ALIGN, size) is valid C11. */
+#define HGW_BOOK_ALIGN HGW_CACHE_LINE_SIZE
+
 /* Bytes of memory a book with this configuration needs (cache-line
  * aligned), or 0 when the configuration is invalid (any field 0, or
  * max_instruments > 65536, or max_orders > 2^30). */
 size_t hgw_book_memsize(const struct hgw_book_conf *conf);
 
-/* Lay a book out in mem (hgw_book_memsize(conf) bytes, 64-byte aligned,
+/* Lay a book out in mem (hgw_book_memsize(conf) bytes, HGW_BOOK_ALIGN aligned,
  * contents ignored). Returns the book, or NULL on an invalid conf. */
 struct hgw_book *hgw_book_init(void *mem, const struct hgw_book_conf *conf);
 

@@ -71,13 +71,17 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
+#include "hgw_cacheline.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
 #define HGW_DEDUP_MAX_SESSIONS 4
 #define HGW_DEDUP_MAX_WORKERS  16
-#define HGW_DEDUP_LINE         64	/* cache line (RTE_CACHE_LINE_SIZE) */
+/* One mark per cache line: RTE_CACHE_LINE_SIZE (128 in DPDK's generic
+ * armv8 build, 64 on x86-64), see hgw_cacheline.h. */
+#define HGW_DEDUP_LINE         HGW_CACHE_LINE_SIZE
 
 /* One session's slot, alone on its cache line: its key and its mark, the
  * only words the workers share. The key is read by every claim of the
@@ -97,8 +101,9 @@ _Static_assert(alignof(struct hgw_dedup_entry) == HGW_DEDUP_LINE,
 /* A lock-based fallback would break "no locks" (and be slow). */
 _Static_assert(ATOMIC_LLONG_LOCK_FREE == 2, "64-bit atomics must be lock-free");
 
-/* Shared claim state (claim mode). Place it 64-byte aligned in shared
- * memory (static storage, rte_zmalloc(..., HGW_DEDUP_LINE), a memzone). */
+/* Shared claim state (claim mode). Place it HGW_DEDUP_LINE aligned in
+ * shared memory (static storage, rte_zmalloc(..., HGW_DEDUP_LINE), a
+ * memzone). */
 struct hgw_dedup {
 	struct hgw_dedup_entry slot[HGW_DEDUP_MAX_SESSIONS];
 };
@@ -117,8 +122,9 @@ struct hgw_dedup_stats {
 	uint64_t full;		/* no slot for the session key: not sent */
 };
 
-_Static_assert(sizeof(struct hgw_dedup_stats) == HGW_DEDUP_LINE,
-	       "worker stats fill exactly one line");
+_Static_assert(sizeof(struct hgw_dedup_stats) == HGW_DEDUP_LINE &&
+	       alignof(struct hgw_dedup_stats) == HGW_DEDUP_LINE,
+	       "worker stats fill exactly one line of their own");
 
 /* Free every slot ("no session, nothing passed yet"). Call before the
  * workers start (thread creation / rte_eal_remote_launch publishes the

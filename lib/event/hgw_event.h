@@ -34,6 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "hgw_cacheline.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -86,7 +88,9 @@ struct hgw_event_venue {
 };
 
 /* One event, as the control plane hands it to each worker (one SP/SC
- * queue per worker). 64 bytes: one ring element, one cache line. */
+ * queue per worker). 64 bytes, one ring element: a cache line on x86-64,
+ * half of one where lines are 128 bytes (the ring, not the event, keeps
+ * producer and consumer apart). */
 struct hgw_event {
 	uint64_t id;            /* 1, 2, ... in the order they were issued */
 	uint64_t key;           /* position: session key (0: before all) */
@@ -166,8 +170,13 @@ struct hgw_ckpt_ring {
 	struct hgw_ckpt_slot slot[HGW_CKPT_SLOTS];
 	/* Checkpoints published so far; release by the writer after the
 	 * slot, acquire by readers: slot (n - 1) % SLOTS is the latest. */
-	alignas(64) _Atomic uint64_t n;
+	alignas(HGW_CACHE_LINE_SIZE) _Atomic uint64_t n;
 };
+
+_Static_assert(offsetof(struct hgw_ckpt_ring, n) % HGW_CACHE_LINE_SIZE == 0 &&
+	       sizeof(struct hgw_ckpt_ring) ==
+	       offsetof(struct hgw_ckpt_ring, n) + HGW_CACHE_LINE_SIZE,
+	       "the publication count has a cache line of its own");
 
 /* One checkpoint's contents. */
 struct hgw_ckpt {

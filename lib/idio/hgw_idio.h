@@ -26,11 +26,17 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hgw_cacheline.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define HGW_IDIO_LINE 64
+/* The line the counts, the poisoning rounding and the x86 flushes use:
+ * RTE_CACHE_LINE_SIZE (hgw_cacheline.h). DC CIVAC on Arm steps by the
+ * CPU's own smallest data line instead (struct hgw_idio_cpu, dc_line), so
+ * a core with 64-byte lines under a 128-byte build misses none. */
+#define HGW_IDIO_LINE HGW_CACHE_LINE_SIZE
 
 /* What happens to the lines read once a buffer is dead. */
 enum hgw_idio_inval {
@@ -44,6 +50,8 @@ struct hgw_idio_cpu {
 	int clflushopt;         /* x86 CPUID.7.0:EBX[23] */
 	int cldemote;           /* x86 CPUID.7.0:ECX[25] */
 	int dc_civac;           /* AArch64: always there */
+	uint32_t dc_line;       /* AArch64: smallest data-cache line, bytes
+				 * (CTR_EL0.DminLine); 0 elsewhere */
 };
 
 void hgw_idio_detect(struct hgw_idio_cpu *cpu);

@@ -37,7 +37,13 @@ hgw_idio_detect(struct hgw_idio_cpu *cpu)
 		cpu->cldemote = (c >> 25) & 1;
 	}
 #elif defined(__aarch64__)
+	uint64_t ctr;
+
+	/* CTR_EL0 is readable at EL0 on Linux (SCTLR_EL1.UCT); DminLine,
+	 * bits 19:16, is log2 of the smallest data line in 4-byte words. */
+	__asm__ volatile("mrs %0, ctr_el0" : "=r"(ctr));
 	cpu->dc_civac = 1;
+	cpu->dc_line = 4u << ((ctr >> 16) & 0xf);
 #endif
 }
 
@@ -76,9 +82,14 @@ hgw_idio_inval(const struct hgw_idio_cpu *cpu, enum hgw_idio_inval m,
 	else if (m == HGW_IDIO_INVAL_DEMOTE && cpu->cldemote)
 		lines_cldemote(line, n);
 #elif defined(__aarch64__)
-	if (m == HGW_IDIO_INVAL_INVALIDATE)
-		for (uint32_t i = 0; i < n; i++, line += HGW_IDIO_LINE)
+	/* by the CPU's own line, which may be smaller than HGW_IDIO_LINE */
+	if (m == HGW_IDIO_INVAL_INVALIDATE && cpu->dc_line != 0) {
+		uintptr_t end = (uintptr_t)p + len;
+
+		for (line = (uintptr_t)p & ~(uintptr_t)(cpu->dc_line - 1);
+		     line < end; line += cpu->dc_line)
 			__asm__ volatile("dc civac, %0" : : "r"(line) : "memory");
+	}
 #else
 	(void)cpu;
 	(void)line;

@@ -104,7 +104,8 @@ struct hgw_risk;
 /* Bytes for the state of this configuration, or 0 if it is invalid. */
 size_t hgw_risk_memsize(const struct hgw_risk_conf *c);
 
-/* Lay out the state in mem (64-byte aligned, hgw_risk_memsize bytes),
+/* Lay out the state in mem (cache-line aligned: HGW_CACHE_LINE_SIZE of
+ * hgw_cacheline.h, RTE_CACHE_LINE_SIZE; hgw_risk_memsize bytes),
  * with c's limits, disabled list and kill switch. NULL (errno EINVAL) on
  * an invalid configuration. */
 struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c);

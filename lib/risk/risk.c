@@ -7,9 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hgw_cacheline.h"
 #include "hgw_risk.h"
 
-#define RISK_ALIGN 64
+#define RISK_ALIGN HGW_CACHE_LINE_SIZE
 
 /* The last C accepted feed times of a scope (C: the capacity, the highest
  * limit a run-time change may set). With a limit N <= C, a decision at t is

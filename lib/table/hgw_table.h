@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: the pricing table.
  *
- * One array of 64-byte entries (one cache line each), indexed by a key
+ * One array of 64-byte entries (a cache line each on x86-64; two to a
+ * line where lines are 128 bytes, as in DPDK's generic armv8 build),
+ * indexed by a key
  * computed from the instrument and a quantised book state; layout, key
  * function and file format are specified in docs/protocols.md "Trading rules".
  *
@@ -37,8 +39,14 @@ extern "C" {
 #define HGW_TABLE_PRICE_TOUCH    0
 #define HGW_TABLE_PRICE_ABSOLUTE 1
 
-/* One entry, exactly one cache line. Fields after seq are little-endian
- * host integers (the file is little-endian; hedgewire runs on LE hosts). */
+/* One entry: 64 bytes, the file's entry size on every architecture, and
+ * 64-byte aligned, so it never straddles a cache line of 64 bytes or more
+ * (RTE_CACHE_LINE_SIZE): a reader's copy touches one line. With 128-byte
+ * lines two neighbouring entries share one; a patch of one then bounces
+ * the line under readers of the other, which costs a retry-free miss, not
+ * a torn read (each entry has its own sequence count). Fields after seq
+ * are little-endian host integers (the file is little-endian; hedgewire
+ * runs on LE hosts). */
 struct hgw_table_entry {
 	/* Even when stable, odd while written; 0 in files. Writer: odd
 	 * (relaxed), release fence, fields (relaxed), even (release).
@@ -56,7 +64,10 @@ struct hgw_table_entry {
 } __attribute__((aligned(64)));
 
 _Static_assert(sizeof(struct hgw_table_entry) == HGW_TABLE_ENTRY_SIZE,
-	       "table entry is one cache line");
+	       "table entry is the file's 64 bytes");
+_Static_assert(RTE_CACHE_LINE_SIZE % HGW_TABLE_ENTRY_SIZE == 0 &&
+	       _Alignof(struct hgw_table_entry) == HGW_TABLE_ENTRY_SIZE,
+	       "an entry never straddles a cache line");
 
 struct hgw_table_dims {
 	uint32_t instruments;   /* stock locates 0 .. instruments-1 */

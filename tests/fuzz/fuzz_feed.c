@@ -50,7 +50,7 @@ book_get(void)
 	};
 
 	if (book == NULL) {
-		void *mem = aligned_alloc(64, hgw_book_memsize(&bc));
+		void *mem = aligned_alloc(HGW_BOOK_ALIGN, hgw_book_memsize(&bc));
 
 		if (mem == NULL)
 			abort();

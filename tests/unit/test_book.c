@@ -12,6 +12,7 @@
 
 #include "hgw_book.h"
 #include "hgw_itch.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 #define ERRS(b, code) (hgw_book_stats(b)->errors[HGW_BOOK_ERR_##code])
@@ -221,9 +222,9 @@ mkbook(uint32_t instruments, uint32_t orders, uint32_t levels)
 	void *mem;
 	struct hgw_book *b;
 
-	if (sz == 0 || sz % 64 != 0)
+	if (sz == 0 || sz % HGW_BOOK_ALIGN != 0)
 		return NULL;
-	mem = aligned_alloc(64, sz);
+	mem = aligned_alloc(HGW_BOOK_ALIGN, sz);
 	if (mem == NULL)
 		return NULL;
 	memset(mem, 0xa5, sz);
@@ -290,7 +291,7 @@ test_memsize_init(void)
 	void *mem;
 
 	sz = hgw_book_memsize(&small);
-	mem = aligned_alloc(64, sz + 64);
+	mem = aligned_alloc(HGW_BOOK_ALIGN, sz + HGW_BOOK_ALIGN);
 	HGW_CHECK(mem != NULL);
 	if (mem == NULL)
 		return;
@@ -304,11 +305,14 @@ test_memsize_init(void)
 	/* 2^31 slots of >= 16 bytes at least. */
 	HGW_CHECK(hgw_book_memsize(&ok2) >= (1ull << 31) * 16);
 
-	HGW_CHECK(sz != 0 && sz % 64 == 0);
+	HGW_CHECK(sz != 0 && sz % HGW_BOOK_ALIGN == 0);
 	/* Levels: 4 x 2 x 8 x 16 bytes; orders: >= 200 slots of 16 bytes. */
 	HGW_CHECK(sz >= 4 * 2 * 8 * 16 + 200 * 16);
-	memset(mem, 0xff, sz + 64);
+	memset(mem, 0xff, sz + HGW_BOOK_ALIGN);
 	HGW_CHECK(hgw_book_init((uint8_t *)mem + 8, &small) == NULL);
+	/* half a line off: 64-byte aligned where lines are 128 bytes */
+	HGW_CHECK(hgw_book_init((uint8_t *)mem + HGW_BOOK_ALIGN / 2,
+				&small) == NULL);
 	HGW_CHECK(hgw_book_init(NULL, &small) == NULL);
 	b = hgw_book_init(mem, &small);
 	HGW_CHECK(b != NULL);
@@ -938,10 +942,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t
 rnd(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
+	return hgw_xorshift64s(&rng_state);
 }
 
 static uint32_t

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hgw_chanmap.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 /* xorshift64*, deterministic */
@@ -19,10 +20,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
 static uint64_t
 rng(void)
 {
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1dull;
+	return hgw_xorshift64s(&rng_state);
 }
 
 /* Fake translation: VA pages [va_base, va_base + npages*page) map to PA

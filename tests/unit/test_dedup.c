@@ -37,6 +37,7 @@ static void race_hook(void);
 } while (0)
 
 #include "hgw_dedup.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 #define NTRIG      1000000u	/* triggers (orders) per run */
@@ -50,17 +51,7 @@ static void race_hook(void);
 
 static uint64_t seed0;
 
-static uint64_t
-rnd(uint64_t *s)	/* xorshift64* */
-{
-	uint64_t x = *s;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	*s = x;
-	return x * 0x2545F4914F6CDD1DULL;
-}
+#define rnd hgw_xorshift64s
 
 static double
 now_s(void)
@@ -127,7 +118,7 @@ struct run {
 };
 
 struct worker {
-	alignas(64) unsigned int id;
+	alignas(HGW_DEDUP_LINE) unsigned int id;
 	struct hgw_dedup *d;		/* claim mode */
 	struct spsc *ring;		/* tx-lcore mode */
 	uint32_t *wins;			/* claim: triggers won, in order */
@@ -141,7 +132,7 @@ struct worker {
 	uint32_t stalls_extended;	/* frozen longer: no peer ran in time */
 	pthread_barrier_t *start;
 	/* progress, read by the stalled peer: own line, relaxed atomic */
-	alignas(64) _Atomic uint64_t progress;
+	alignas(HGW_DEDUP_LINE) _Atomic uint64_t progress;
 };
 
 static struct worker W[MAXW];
@@ -307,16 +298,33 @@ static alignas(HGW_DEDUP_LINE) struct hgw_dedup dd;
 static void
 test_layout(void)
 {
-	HGW_CHECK_EQ(sizeof(struct hgw_dedup), HGW_DEDUP_MAX_SESSIONS * 64);
-	HGW_CHECK_EQ(offsetof(struct hgw_dedup, slot[1]), 64);
+	/* the line the build was told about: DPDK's, else the
+	 * architecture's default (hgw_cacheline.h) */
+	printf("# cache line %d bytes (%s)\n", HGW_DEDUP_LINE,
+	       HGW_CACHE_LINE_FROM);
+#if defined(HGW_RTE_CACHE_LINE_SIZE)
+	HGW_CHECK_EQ(HGW_DEDUP_LINE, HGW_RTE_CACHE_LINE_SIZE);
+#elif defined(__aarch64__)
+	HGW_CHECK_EQ(HGW_DEDUP_LINE, 128);
+#else
+	HGW_CHECK_EQ(HGW_DEDUP_LINE, 64);
+#endif
+	HGW_CHECK_EQ(sizeof(struct hgw_dedup),
+		     HGW_DEDUP_MAX_SESSIONS * HGW_DEDUP_LINE);
+	HGW_CHECK_EQ(offsetof(struct hgw_dedup, slot[1]), HGW_DEDUP_LINE);
 	HGW_CHECK_EQ(offsetof(struct hgw_dedup_entry, seq), 8);
-	HGW_CHECK_EQ(alignof(struct hgw_dedup), 64);
-	HGW_CHECK_EQ(sizeof(struct hgw_dedup_stats), 64);
-	HGW_CHECK_EQ(alignof(struct hgw_dedup_stats), 64);
+	HGW_CHECK_EQ(alignof(struct hgw_dedup), HGW_DEDUP_LINE);
+	HGW_CHECK_EQ(sizeof(struct hgw_dedup_stats), HGW_DEDUP_LINE);
+	HGW_CHECK_EQ(alignof(struct hgw_dedup_stats), HGW_DEDUP_LINE);
 	HGW_CHECK_EQ(hgw_dedup_init(&dd), 0);
 	HGW_CHECK_EQ(hgw_dedup_init(NULL), (uint64_t)-EINVAL);
+	/* half a line off: 64-byte aligned on a 128-byte-line build, and
+	 * still refused */
+	HGW_CHECK_EQ(hgw_dedup_init((struct hgw_dedup *)(void *)
+				    ((char *)&dd + HGW_DEDUP_LINE / 2)),
+		     (uint64_t)-EINVAL);
 	for (unsigned int s = 0; s < HGW_DEDUP_MAX_SESSIONS; s++) {
-		HGW_CHECK_EQ((uintptr_t)&dd.slot[s].key % 64, 0);
+		HGW_CHECK_EQ((uintptr_t)&dd.slot[s].key % HGW_DEDUP_LINE, 0);
 		HGW_CHECK_EQ(atomic_load(&dd.slot[s].key), 0);
 		HGW_CHECK_EQ(atomic_load(&dd.slot[s].seq), 0);
 	}
@@ -669,7 +677,7 @@ test_claim_full(void)
 #define RACE_KEYS   (2 + MAXW)	/* 2 shared, one phantom per thread */
 
 struct racer {
-	alignas(64) unsigned int id, nth;
+	alignas(HGW_DEDUP_LINE) unsigned int id, nth;
 	int order;			/* 0: same order, 1: rotated */
 	int phantom;			/* claim a phantom of its own first */
 	struct hgw_dedup_stats st;
@@ -926,14 +934,14 @@ struct order {
 /* Lock-free single-producer single-consumer ring. */
 struct spsc {
 	/* producer line */
-	alignas(64) _Atomic uint32_t head;	/* next slot to fill */
+	alignas(HGW_DEDUP_LINE) _Atomic uint32_t head;	/* next slot to fill */
 	uint32_t tail_cache;			/* producer's view of tail */
 	/* consumer line */
-	alignas(64) _Atomic uint32_t tail;	/* next slot to drain */
+	alignas(HGW_DEDUP_LINE) _Atomic uint32_t tail;	/* next slot to drain */
 	uint32_t head_cache;			/* consumer's view of head */
 	/* producer finished (stopped or done) */
-	alignas(64) _Atomic int done;
-	alignas(64) struct order slot[RING_SIZE];
+	alignas(HGW_DEDUP_LINE) _Atomic int done;
+	alignas(HGW_DEDUP_LINE) struct order slot[RING_SIZE];
 };
 
 static struct spsc rings[MAXW];

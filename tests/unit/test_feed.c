@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hgw_feed.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 #include "frame_build.h"
 
@@ -678,14 +679,7 @@ key_of(const char *n)
 	return hgw_feed_session_key(n);
 }
 
-static uint64_t
-xrnd(uint64_t *s)	/* xorshift64* */
-{
-	*s ^= *s >> 12;
-	*s ^= *s << 25;
-	*s ^= *s >> 27;
-	return *s * 0x2545F4914F6CDD1DULL;
-}
+#define xrnd hgw_xorshift64s
 
 static int
 cmp_u64(const void *a, const void *b)

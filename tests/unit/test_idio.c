@@ -16,29 +16,39 @@
 static void
 test_lines(void)
 {
+	const uint32_t L = HGW_IDIO_LINE;
 	uintptr_t first;
 
-	HGW_CHECK_EQ(hgw_idio_lines(0x1000, 64, &first), 1);
+	/* RTE_CACHE_LINE_SIZE, else the architecture's (hgw_cacheline.h) */
+#if defined(HGW_RTE_CACHE_LINE_SIZE)
+	HGW_CHECK_EQ(L, HGW_RTE_CACHE_LINE_SIZE);
+#elif defined(__aarch64__)
+	HGW_CHECK_EQ(L, 128);
+#else
+	HGW_CHECK_EQ(L, 64);
+#endif
+	HGW_CHECK_EQ(hgw_idio_lines(0x1000, L, &first), 1);
 	HGW_CHECK_EQ(first, 0x1000);
 	HGW_CHECK_EQ(hgw_idio_lines(0x1010, 20, &first), 1);
 	HGW_CHECK_EQ(first, 0x1000);
-	/* 36-byte message at offset 50 of a line: bytes 50..85 cross */
-	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + 50, 36, &first), 2);
+	/* 36-byte message 14 bytes before a line's end: crosses */
+	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + L - 14, 36, &first), 2);
 	HGW_CHECK_EQ(first, 0x1000);
 	/* ends on the last byte of the second line: still two */
-	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + 63, 65, &first), 2);
+	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + L - 1, L + 1, &first), 2);
 	/* one byte more: three */
-	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + 63, 66, &first), 3);
+	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + L - 1, L + 2, &first), 3);
 	HGW_CHECK_EQ(hgw_idio_lines(0x1000 + 7, 0, &first), 0);
-	/* a 92-byte frame read from a 128-byte headroom (mbuf data start) */
-	HGW_CHECK_EQ(hgw_idio_lines(0x2080, 92, &first), 2);
+	/* a 92-byte frame read from a 128-byte headroom (mbuf data start):
+	 * two 64-byte lines, one 128-byte line */
+	HGW_CHECK_EQ(hgw_idio_lines(0x2080, 92, &first), (92 + L - 1) / L);
 	HGW_CHECK_EQ(first, 0x2080);
 	/* brute force against a line-by-line count */
-	for (uintptr_t a = 0x3000; a < 0x3000 + 130; a++)
+	for (uintptr_t a = 0x3000; a < 0x3000 + 2 * L + 2; a++)
 		for (uint32_t len = 1; len < 300; len += 7) {
 			uint32_t want = 0;
 
-			for (uintptr_t l = a & ~(uintptr_t)63; l < a + len; l += 64)
+			for (uintptr_t l = a & ~(uintptr_t)(L - 1); l < a + len; l += L)
 				want++;
 			HGW_CHECK_EQ(hgw_idio_lines(a, len, &first), want);
 		}
@@ -50,12 +60,20 @@ static void
 test_inval(void)
 {
 	struct hgw_idio_cpu cpu;
-	static uint8_t buf[4096] __attribute__((aligned(64)));
+	static uint8_t buf[4096] __attribute__((aligned(HGW_IDIO_LINE)));
 	int active;
 
 	hgw_idio_detect(&cpu);
-	printf("# cpu: clflushopt %d cldemote %d dc_civac %d; invalidate uses %s, "
-	       "demote uses %s\n", cpu.clflushopt, cpu.cldemote, cpu.dc_civac,
+#if defined(__aarch64__)
+	/* DC CIVAC steps by the CPU's line: a power of two, 16..2048 */
+	HGW_CHECK(cpu.dc_civac && cpu.dc_line >= 16 && cpu.dc_line <= 2048 &&
+		  (cpu.dc_line & (cpu.dc_line - 1)) == 0);
+#else
+	HGW_CHECK_EQ(cpu.dc_line, 0);
+#endif
+	printf("# cpu: clflushopt %d cldemote %d dc_civac %d (line %u); "
+	       "invalidate uses %s, demote uses %s\n", cpu.clflushopt,
+	       cpu.cldemote, cpu.dc_civac, cpu.dc_line,
 	       hgw_idio_inval_insn(&cpu, HGW_IDIO_INVAL_INVALIDATE, &active),
 	       hgw_idio_inval_insn(&cpu, HGW_IDIO_INVAL_DEMOTE, &active));
 	for (size_t i = 0; i < sizeof(buf); i++)
@@ -123,18 +141,21 @@ test_pf_burst(void)
 static void
 test_poison(void)
 {
+	const uint32_t L = HGW_IDIO_LINE;
+	const uint32_t up = (L + 1 + L - 1) / L * L;	/* L + 1, whole lines */
 	uint8_t buf[512];
 	uint32_t ctr = 0, n = 0;
 
 	memset(buf, 0x11, sizeof(buf));
 	hgw_idio_poison(buf, 1, sizeof(buf));	/* one byte: one line */
 	HGW_CHECK(hgw_idio_is_poison(buf, 64));
-	HGW_CHECK(buf[63] != 0x11);
-	HGW_CHECK_EQ(buf[64], 0x11);
+	HGW_CHECK(buf[L - 1] != 0x11);
+	HGW_CHECK_EQ(buf[L], 0x11);
 	memset(buf, 0x11, sizeof(buf));
-	hgw_idio_poison(buf, 129, sizeof(buf));	/* 129: three lines */
-	HGW_CHECK_EQ(buf[191] == 0x11, 0);
-	HGW_CHECK_EQ(buf[192], 0x11);
+	hgw_idio_poison(buf, L + 1, sizeof(buf));	/* a line and a byte: two */
+	HGW_CHECK_EQ(up, 2 * L);
+	HGW_CHECK_EQ(buf[up - 1] == 0x11, 0);
+	HGW_CHECK_EQ(buf[up], 0x11);
 	memset(buf, 0x11, sizeof(buf));
 	hgw_idio_poison(buf, 256, 100);		/* room 100: 96 bytes */
 	HGW_CHECK_EQ(buf[95] == 0x11, 0);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "hgw_latency.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 static struct hgw_hist h, h2, u;
@@ -23,10 +24,7 @@ static uint64_t rng = 0x9e3779b97f4a7c15ull;
 static uint64_t
 rnd(void)
 {
-	rng ^= rng >> 12;
-	rng ^= rng << 25;
-	rng ^= rng >> 27;
-	return rng * 0x2545f4914f6cdd1dull;
+	return hgw_xorshift64s(&rng);
 }
 
 /* Exponential with the given mean, rounded down. */

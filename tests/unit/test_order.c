@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "hgw_order.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 /* ---- independent helpers ---------------------------------------------- */
@@ -73,11 +74,7 @@ static uint64_t rng_state = 0x9e3779b97f4a7c15u;
 static uint64_t
 rnd(void)
 {
-	/* xorshift64* */
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return rng_state * 0x2545f4914f6cdd1du;
+	return hgw_xorshift64s(&rng_state);
 }
 
 static int

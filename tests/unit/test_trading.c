@@ -26,7 +26,7 @@ book_new(void)
 	static const struct hgw_book_conf bc = { 64, 4096, 32 };
 
 	free(book);
-	book = hgw_book_init(aligned_alloc(64, hgw_book_memsize(&bc)), &bc);
+	book = hgw_book_init(aligned_alloc(HGW_BOOK_ALIGN, hgw_book_memsize(&bc)), &bc);
 	next_ref = 1;
 }
 
@@ -196,7 +196,7 @@ test_key_buckets(void)
 static struct hgw_risk *
 risk_new(struct hgw_risk_conf *c)
 {
-	void *mem = aligned_alloc(64, hgw_risk_memsize(c));
+	void *mem = aligned_alloc(HGW_CACHE_LINE_SIZE, hgw_risk_memsize(c));
 
 	return hgw_risk_init(mem, c);
 }
