@@ -177,7 +177,7 @@ restart)
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
 	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
 	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
-	hw
+	hw --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "restart: exit $RC: $(cat "$T/err")"
 	floor=$(sed -n 's/.*UserRefNum floor \([0-9]*\),.*/\1/p' "$T/out")
 	[ "$floor" -gt 0 ] || fail "the restart did not read the floor"
