@@ -229,7 +229,7 @@ hgw_venue_init(const struct hgw_config *c)
 	 * state went with it: a restart starts flat, and does not flood the
 	 * new replicas' event queues with the day's answers) */
 	if (hgw_soup_init(&v->soup, &sc,
-			  atomic_load_explicit(&v->state->last_seq,
+			  atomic_load_explicit(&v->state->done_seq,
 					       memory_order_relaxed) + 1) != 0)
 		die("cannot set up the venue session: %s", strerror(errno));
 
@@ -719,6 +719,7 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 {
 	struct hgw_venue_msg m[32];
 	unsigned int n;
+	uint64_t done = 0;
 	/* acquire: pairs with the TX lcore's release of the new count */
 	uint32_t lost = atomic_load_explicit(&v->shared.lost,
 					     memory_order_acquire);
@@ -727,6 +728,7 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 						   RTE_DIM(m), NULL)) != 0)
 		for (unsigned int i = 0; i < n; i++) {
 			journal_line(&m[i]);
+			done = m[i].a.seq;
 			if (ctl_closed)
 				continue;
 			if (!m[i].ok) {
@@ -744,6 +746,11 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 		}
 	if (journal != NULL && fflush(journal) != 0)
 		ctl_journal_errors++;
+	else if (done != 0)
+		/* in the file (the kernel's: a SIGKILL keeps it) and with the
+		 * replicas: a restart asks for the message after it */
+		atomic_store_explicit(&v->state->done_seq, done,
+				      memory_order_relaxed);
 	if (lost != ctl_lost_seen && !ctl_closed) {
 		ctl_lost_seen = lost;
 		ctl_lost_calls++;

@@ -71,10 +71,14 @@ struct hgw_venue_state {
 	 * cache, which a SIGKILL keeps) before the send, so a crash can
 	 * skip a number, never repeat one. */
 	_Atomic uint64_t last_user_ref;
-	/* The last sequenced message received today: a restart asks for
-	 * the one after it (relaxed, as above; a crash between receiving
-	 * and handing it over loses at most what the ring held). */
+	/* The last sequenced message received today (TX lcore, relaxed,
+	 * as above; informative). */
 	_Atomic uint64_t last_seq;
+	/* The last one the control lcore has journalled (written out of
+	 * stdio) and handed to the replicas: a restart asks for the one
+	 * after it, so nothing received before a crash is missing from
+	 * the journals. Control lcore only, relaxed. */
+	_Atomic uint64_t done_seq;
 	uint64_t orders;                /* orders sent today (informative) */
 };
 

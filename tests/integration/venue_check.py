@@ -10,6 +10,9 @@ usage:
   venue_check.py answers SIM.jsonl HEDGEWIRE-JOURNAL
       hedgewire's venue journal holds every sequenced message the
       simulator sent, each once, in sequence order, with the same bytes
+  venue_check.py covered SIM.jsonl HEDGEWIRE-JOURNAL...
+      the journals of several runs together hold every sequenced message
+      the simulator sent, with its bytes (a restart may repeat some)
   venue_check.py heartbeats SIM.jsonl
       client heartbeats received and server heartbeats sent, both > 0
   venue_check.py rate SIM.jsonl CAP SYMCAP
@@ -96,6 +99,31 @@ def check_answers(simp, hwp):
           'same bytes' % top)
 
 
+def check_covered(simp, hwps):
+    sent = {}
+    for r in records(simp):
+        if r.get('dir') == 'out' and r.get('type') == 'S':
+            sent.setdefault(r['seq'], r['hex'])
+    got = set()
+    for hwp in hwps:
+        with open(hwp, encoding='ascii') as f:
+            for line in f:
+                if line.startswith('#'):
+                    continue
+                w = line.split()
+                seq, hx = int(w[0]), w[9]
+                if seq not in sent or not sent[seq].startswith(hx):
+                    sys.exit('%s: message %d differs from what was sent'
+                             % (hwp, seq))
+                got.add(seq)
+    missing = sorted(set(sent) - got)
+    if missing:
+        sys.exit('%d messages in no journal, first %d' % (len(missing),
+                                                          missing[0]))
+    print('venue messages 1..%d all in the journals of %d runs'
+          % (max(sent), len(hwps)))
+
+
 def check_heartbeats(path):
     r_in = h_out = 0
     for r in records(path):
@@ -170,6 +198,8 @@ def main(argv):
         check_orders(path)
     elif mode == 'answers' and len(argv) == 4:
         check_answers(path, argv[3])
+    elif mode == 'covered' and len(argv) >= 4:
+        check_covered(path, argv[3:])
     elif mode == 'heartbeats':
         check_heartbeats(path)
     elif mode == 'rate' and len(argv) == 5:

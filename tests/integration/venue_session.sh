@@ -184,6 +184,11 @@ restart)
 	grep -q "unsent (UserRefNum not above the last one sent today) [1-9]" "$T/out" ||
 		fail "the restart resent nothing and refused nothing: $(grep '^venue' "$T/out")"
 	check_orders
+	# what the first run received before the SIGKILL is in its journal,
+	# the rest in the restart's: none missing
+	$CHECK covered "$T/sim.jsonl" "$T/venue.jl" "$T/venue.jl.1" >"$T/check2" 2>&1 ||
+		fail "journals: $(cat "$T/check2")"
+	echo "  $(cat "$T/check2")"
 	echo "  first run sent $first before SIGKILL; restart from floor $floor sent $(vv "orders sent")"
 	;;
 rate)
