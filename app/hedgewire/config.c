@@ -363,8 +363,7 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 int
 hgw_config_venue(const struct hgw_config *c)
 {
-	(void)c;
-	return 0;	/* no [venue] section yet */
+	return c->venue_host[0] != '\0';
 }
 
 void

@@ -59,7 +59,12 @@ RTE_LOG_REGISTER(hgw_ctl_logtype, hgw.ctl, INFO);
 #define RTE_LOGTYPE_HGW_CTL hgw_ctl_logtype
 
 /* Events queued per worker, not yet taken off by it. */
-#define EV_RING 1024
+#define EV_RING 4096
+/* Slots the bulk posters (venue answers, orders taken back) leave free in
+ * every queue, so that a burst of them never crowds out the kill switch,
+ * a limit or a patch: they wait (in their own rings, and at the venue)
+ * until the workers have taken enough. */
+#define EV_RESERVE 256
 
 struct ev_rec {
 	struct hgw_event ev;
@@ -806,6 +811,35 @@ session_name(uint64_t key, char *name)
 	}
 }
 
+/* Events the bulk posters may queue now (under ctl.lock): the fewest
+ * free slots of a racing worker's queue, less EV_RESERVE. */
+static unsigned int
+event_room(void)
+{
+	unsigned int room = UINT_MAX;
+
+	for (uint32_t i = 0; i < ctl.n; i++) {
+		unsigned int f;
+
+		if (worker_dead(i) || (ctl.left_mask & (1u << i)))
+			continue;
+		f = rte_ring_free_count(ctl.w[i].ev_ring);
+		room = RTE_MIN(room, f > EV_RESERVE ? f - EV_RESERVE : 0);
+	}
+	return room == UINT_MAX ? 0 : room;
+}
+
+unsigned int
+hgw_ctl_event_room(void)
+{
+	unsigned int room;
+
+	pthread_mutex_lock(&ctl.lock);
+	room = ctl.closed || ctl.tables == NULL ? 0 : event_room();
+	pthread_mutex_unlock(&ctl.lock);
+	return room;
+}
+
 /* Orders the kill switch recalled from the TX lcore's queues (under
  * ctl.lock): every replica counted them as sent; an UNSENT event each
  * takes them back out of every replica's position at one feed position. */
@@ -815,7 +849,8 @@ unsent_post(void)
 	struct hgw_recalled rc;
 	char err[128];
 
-	while (rte_ring_sc_dequeue_elem(ctl.txl->recalled, &rc,
+	while (event_room() != 0 &&
+	       rte_ring_sc_dequeue_elem(ctl.txl->recalled, &rc,
 					sizeof(rc)) == 0) {
 		struct hgw_event e = { .type = HGW_EVENT_UNSENT, .tkey = rc.key,
 				       .value = rc.seq };

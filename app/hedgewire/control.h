@@ -50,6 +50,12 @@ void hgw_ctl_fini(void);
  * -1 when it could not be posted (logged and counted). */
 int hgw_ctl_venue_answer(const struct hgw_ouch_answer *a);
 
+/* How many venue answers (or orders taken back) can be handed to the
+ * replicas now without crowding their event queues (a reserve stays for
+ * the kill switch and other control events): hand no more, and leave the
+ * rest waiting, until the workers have taken some. */
+unsigned int hgw_ctl_event_room(void);
+
 /* Control lcore only. The venue session is lost: trading stops (a kill
  * event, as the kill switch) until an operator re-enables it. */
 void hgw_ctl_session_lost(void);

@@ -718,14 +718,20 @@ void
 hgw_venue_ctl_poll(struct hgw_venue *v)
 {
 	struct hgw_venue_msg m[32];
-	unsigned int n;
+	unsigned int n, room = ctl_closed ? UINT_MAX : hgw_ctl_event_room();
 	uint64_t done = 0;
 	/* acquire: pairs with the TX lcore's release of the new count */
 	uint32_t lost = atomic_load_explicit(&v->shared.lost,
 					     memory_order_acquire);
 
-	while ((n = rte_ring_sc_dequeue_burst_elem(v->answers, m, sizeof(m[0]),
-						   RTE_DIM(m), NULL)) != 0)
+	/* no more than the replicas' event queues can take now: the rest
+	 * waits in the ring (and then at the venue: the TX lcore reads the
+	 * socket only while the ring has room) */
+	while (room != 0 &&
+	       (n = rte_ring_sc_dequeue_burst_elem(v->answers, m, sizeof(m[0]),
+						   RTE_MIN(RTE_DIM(m), room),
+						   NULL)) != 0) {
+		room -= n;
 		for (unsigned int i = 0; i < n; i++) {
 			journal_line(&m[i]);
 			done = m[i].a.seq;
@@ -744,6 +750,7 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 			else
 				ctl_not_posted++;
 		}
+	}
 	if (journal != NULL && fflush(journal) != 0)
 		ctl_journal_errors++;
 	else if (done != 0)

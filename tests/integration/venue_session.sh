@@ -6,7 +6,7 @@
 # summary.
 #   venue_session.sh HEDGEWIRE FEEDGEN TABLEGEN SRCDIR SCENARIO
 # SCENARIO: login | reject | heartbeat | dead | replay | restart | rate |
-#           kill | disconnect | bad | tshark
+#           kill | disconnect | bad | tshark | fills
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 . "$SRCDIR/tests/integration/common.sh"
 SIM="$SRCDIR/scripts/venue_sim.py"
@@ -312,6 +312,86 @@ tshark)
 		echo "  $(tail -1 "$T/ts.out")"
 	fi
 	echo "  tshark decodes $(grep -cx U "$T/types") orders, the login and the logout"
+	;;
+fills)
+	# Positions and open orders come from what the venue did: 3 replicas
+	# take every answer as an event at one feed position. The venue fills
+	# every order whole, so an order is open from its decision until its
+	# answers reach the replicas: the open-order cap bites while answers
+	# are on their way, and the position limit (filled plus open on the
+	# order's side) as fills add up. The replicas agree (the exit check compares every open
+	# order and position: exit 0), and the reference evaluator, given the
+	# events log (the answers, at their positions), decides exactly the
+	# orders the venue received, with the same rejects and the same
+	# filled, cancelled and open shares.
+	sim_start --fill-pct 100
+	cat >"$T/fills.ini" <<EOF
+[book]
+instruments = 256
+orders = 262144
+[table]
+file = $T/table.tbl
+[risk]
+max_position = 1500
+max_open_orders = 2
+max_orders_instrument = 20
+max_orders_total = 200
+window_ms = 50
+[run]
+workers = 3
+dedup = tx-lcore
+idle_timeout_ms = 0
+events_log = $T/events.log
+[venue]
+host = 127.0.0.1
+username = U
+password = P
+session = S
+state_file = $T/state
+journal = $T/venue.jl
+max_orders_per_sec = 0
+max_orders_per_sec_per_symbol = 0
+EOF
+	RC=0
+	run_hw "--lcores=0@0,1@1,2@0,3@1,4@0" \
+		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
+		-c "$T/fills.ini" --set venue.port="$PORT" \
+		--set replay.pace=rate --set replay.pps=3000 || RC=$?
+	[ "$RC" = 0 ] || fail "exit $RC (replicas must agree): $(tail -5 "$T/err")"
+	python3 "$SRCDIR/tests/ref/hgw_ref.py" --feed "$T/feed.pcap" --table "$T/table.tbl" \
+		--conf "$T/fills.ini" --events "$T/events.log" --out "$T/ref.pcap" \
+		>"$T/ref.txt" 2>"$T/ref.err" || fail "hgw_ref: $(tail -3 "$T/ref.err")"
+	ref() { awk -v k="$1" '$1 == k { print $2; exit }' "$T/ref.txt"; }
+	for key in decisions reject_position_limit reject_open_orders \
+		   venue_filled_shares venue_reduced_shares venue_closed_orders \
+		   venue_unknown_orders open_orders; do
+		expect_eq "$key (worker 0 vs the reference)" "$(value "$key")" "$(ref "$key")"
+	done
+	for key in reject_position_limit reject_open_orders venue_filled_shares; do
+		[ "$(ref "$key")" -gt 0 ] || fail "no $key in this run: the test means little"
+	done
+	# the orders the venue received are the reference's, byte for byte
+	python3 - "$T/ref.pcap" "$T/sim.jsonl" <<'PY' >"$T/cmp" 2>&1 || fail "$(cat "$T/cmp")"
+import json, struct, sys
+buf = open(sys.argv[1], 'rb').read()
+ref, off = [], 24
+while off + 16 <= len(buf):
+    n = struct.unpack_from('<I', buf, off + 8)[0]
+    ref.append(buf[off + 16 + 45:off + 16 + n].hex())
+    off += 16 + n
+got = [r['hex'] for r in map(json.loads, open(sys.argv[2]))
+       if r.get('dir') == 'in' and r.get('type') == 'U' and r.get('msg') == 'O']
+if got != ref:
+    k = next((i for i, (a, b) in enumerate(zip(got, ref)) if a != b), min(len(got), len(ref)))
+    sys.exit('the venue got %d orders, the reference decides %d; first difference at %d'
+             % (len(got), len(ref), k))
+print('the venue got %d orders, each the reference\'s' % len(got))
+PY
+	echo "  $(cat "$T/cmp")"
+	check_orders
+	echo "  $(grep -c ' venue ' "$T/events.log") venue answers taken by 3 replicas;" \
+		"rejects: position $(value reject_position_limit), open orders" \
+		"$(value reject_open_orders); filled $(value venue_filled_shares) shares"
 	;;
 esac
 exit 0

@@ -1225,6 +1225,10 @@ def main(argv=None):
         pcap_write(a.out, eng.frames)
     if table is not None or a.summary:
         text = ''.join('%s %d\n' % (k, eng.cnt[k]) for k in SUMMARY_KEYS)
+        if eng.venue:
+            # what the venue's answers did, as hedgewire's summary says it
+            text += ''.join('venue_%s %d\n' % kv for kv in eng.venue_stats.items())
+            text += 'open_orders %d\n' % len(eng.open)
         if a.summary:
             with open(a.summary, 'w') as f:
                 f.write(text)
