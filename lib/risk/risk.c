@@ -534,7 +534,7 @@ hgw_risk_reduce(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
 		return (int)i;
 	qty = min_u32(qty, r->open[i].remaining);
 	r->stats.reduced_shares += qty;
-	open_take(r, (uint32_t)i, qty, 1);
+	open_take(r, (uint32_t)i, qty, 0);
 	return 0;
 }
 
