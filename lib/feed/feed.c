@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "hgw_feed.h"
-#include "hgw_idio.h"
 
 #define ETH_HDR_LEN     14
 #define ETH_TYPE_IPV4   0x0800
@@ -305,6 +304,20 @@ checksums(struct hgw_feed *f, const uint8_t *ip, uint32_t ihl,
 	return 0;
 }
 
+/* 1 if the frame starts with HGW_FEED_POISON_CHECK bytes of the poison
+ * pattern. */
+static int
+is_poison(const uint8_t *frame, uint32_t len)
+{
+	uint64_t a, b;
+
+	if (len < HGW_FEED_POISON_CHECK)
+		return 0;
+	memcpy(&a, frame, 8);
+	memcpy(&b, frame + 8, 8);
+	return a == HGW_FEED_POISON && b == HGW_FEED_POISON;
+}
+
 /* Bytes from l4 on that form the UDP payload, or a negative drop code. */
 static inline int
 l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
@@ -329,7 +342,7 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
 	if (etype != ETH_TYPE_IPV4)
 		/* a recycled buffer read after its free (poisoning on): only
 		 * checked here, where the frame is refused anyway */
-		return drop(f, hgw_idio_is_poison(frame, len) ?
+		return drop(f, is_poison(frame, len) ?
 			    HGW_FEED_DROP_USE_AFTER_FREE :
 			    HGW_FEED_DROP_NOT_IPV4);
 	if (f->conf.vlan != 0 && (!tagged || vid != f->conf.vlan))
