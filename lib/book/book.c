@@ -13,7 +13,7 @@
  * reference: ITCH assigns references from one increasing counter, so the
  * live orders are a dense run of recent references, and the window (a
  * power of two >= max_orders, at most 2^BOOK_WINDOW_SHIFT slots of 16
- * bytes: 2 MB) holds almost all of them with no hashing and no probing.
+ * bytes: 16 MB) holds almost all of them with no hashing and no probing.
  * A slot keeps the reference's high bits (tag) to tell references that
  * share it apart. When a new reference needs a slot held by an older
  * live order (one that survived a whole window of newer references), the
@@ -73,10 +73,14 @@ struct book_ovf {
 };
 _Static_assert(sizeof(struct book_ovf) == 24, "overflow slot size");
 
-/* Largest window: 2^17 slots of 16 bytes, 2 MB (an L2's worth). Measured
- * (bench_feed, 500 instruments, 77 k live orders, cachegrind with a 2 MB
- * last level): see hgw_book_apply_bulk. */
-#define BOOK_WINDOW_SHIFT 17
+/* Largest window: 2^20 slots of 16 bytes, 16 MB. Measured (bench_feed on
+ * the 10 M message, 500-instrument feed: 77 k live orders, but live
+ * references spanning several times that, as orders are deleted at random)
+ * decode + book bulk on CPU time, M msg/s: window 2^17 (2 MB, an L2)
+ * 15.7-16.1, 2^18 17.8-18.5, 2^19 18.5-19.4, 2^20 19.2-19.5, 2^21
+ * 19.2-19.3: below 2^19 the evictions to the overflow table cost more
+ * than the L2 fit saves. */
+#define BOOK_WINDOW_SHIFT 20
 
 /* Price levels of one instrument side, split into a key array and a
  * payload array so the search reads only keys (8 to a 32-byte window).
@@ -940,18 +944,41 @@ hgw_book_prefetch(const struct hgw_book *b, const uint8_t *msg)
 	__asm__ __volatile__("");
 }
 
+/* The home slot of ref in the overflow table (both lines of a slot that
+ * straddles two). */
+BOOK_PREFETCH_FN
+prefetch_ovf(const struct hgw_book *b, uint64_t ref)
+{
+	const uint8_t *p = (const uint8_t *)&b->ovf[order_home(b, ref)];
+
+	__builtin_prefetch(p, 1);
+	__builtin_prefetch(p + sizeof(struct book_ovf) - 1, 1);
+}
+
 /* Stage 2, once the window slot is cached: the touch of the side of the
- * order the message names. An order in the overflow table is not looked
- * up (a probe there would stall this loop on a miss); a free or another
- * order's slot prefetches some touch, harmlessly. */
+ * order the message names; when that order is not in the window but may
+ * be in the overflow table, its home slot there (the touch is then a
+ * guess); for an add whose slot holds an older order, where that order
+ * will move in the overflow table. */
 BOOK_PREFETCH_FN
 prefetch_level(const struct hgw_book *b, const uint8_t *msg)
 {
 	const struct book_ord *o;
+	uint8_t t = msg[0];
+	uint64_t ref;
 
-	if (!has_ref(msg[0]))
+	if (!has_ref(t))
 		return;
-	o = win_slot(b, hgw_be64(msg + 11));
+	ref = hgw_be64(msg + 11);
+	o = win_slot(b, ref);
+	if (t == HGW_ITCH_ADD_ORDER || t == HGW_ITCH_ADD_ORDER_MPID) {
+		if (o->used)
+			prefetch_ovf(b, ((uint64_t)o->tag << b->win_shift) |
+				     (ref & b->win_mask));
+		return;
+	}
+	if (!win_holds(b, o, ref) && ovf_may_hold(b, ref))
+		prefetch_ovf(b, ref);
 	prefetch_touch(b, o->locate < b->conf.max_instruments ? o->locate : 0,
 		       o->side & 1);
 }
