@@ -636,8 +636,10 @@ order_insert(struct hgw_book *b, uint16_t locate, unsigned int side,
 	o->shares = shares;
 	o->locate = locate;
 	o->side = (uint8_t)side;
-	if (++b->stats.live_orders > b->stats.live_orders_hwm)
-		b->stats.live_orders_hwm = b->stats.live_orders;
+	b->stats.live_orders++;
+	b->stats.live_orders_hwm = b->stats.live_orders >
+		b->stats.live_orders_hwm ? b->stats.live_orders :
+		b->stats.live_orders_hwm;
 	return 0;
 }
 
@@ -925,8 +927,10 @@ book_prefetch(const struct hgw_book *b, const uint8_t *msg)
 	if (g == BOOK_GROUP_NONE)
 		return;
 	__builtin_prefetch(win_slot(b, hgw_be64(msg + 11)), 1);
-	if (t == HGW_ITCH_ORDER_REPLACE)
-		__builtin_prefetch(win_slot(b, hgw_be64(msg + 19)), 1);
+	/* A replace's new ref, or the same slot again: no branch (one
+	 * mispredicted 0.11 times a message). */
+	__builtin_prefetch(win_slot(b, hgw_be64(msg + 11 + 8 *
+				(t == HGW_ITCH_ORDER_REPLACE))), 1);
 	locate = locate < b->conf.max_instruments ? locate : 0;
 	prefetch_touch(b, locate, msg[19 * add] == 'S');
 }
