@@ -89,8 +89,11 @@ uint16_t hgw_book_apply(struct hgw_book *b, const uint8_t *msg);
 
 /* Messages hgw_book_apply_bulk looks ahead: the order slot of message
  * i + HGW_BOOK_AHEAD is prefetched, and the level of the order of message
- * i + HGW_BOOK_AHEAD / 2 (whose slot is by then in cache). */
-#define HGW_BOOK_AHEAD 16
+ * i + HGW_BOOK_AHEAD / 2 (whose slot is by then in cache). 8, not 16,
+ * with the reference window: on bursts of ~64 messages the first
+ * HGW_BOOK_AHEAD of each go without a full lead, and 8 measured 1-3%
+ * faster (bench_feed, 500 instruments, CPU time). */
+#define HGW_BOOK_AHEAD 8
 
 /* Prefetch what applying msg will touch first: its order's hash slot (and
  * for an add, the instrument's touch). A hint: no effect on the book. */
