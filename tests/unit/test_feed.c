@@ -633,7 +633,7 @@ test_csum_reference(void)
 {
 	static const uint8_t rfc[] = { 0x00, 0x01, 0xf2, 0x03,
 				       0xf4, 0xf5, 0xf6, 0xf7 };
-	uint8_t buf[216];
+	uint8_t buf[224];	/* 8 offsets + 200, or 20 + 200 */
 	uint64_t x = 0x9e3779b97f4a7c15ull;
 	uint32_t len, off, bad = 0;
 
