@@ -76,10 +76,11 @@ _Static_assert(sizeof(struct book_ovf) == 24, "overflow slot size");
 /* Largest window: 2^20 slots of 16 bytes, 16 MB. Measured (bench_feed on
  * the 10 M message, 500-instrument feed: 77 k live orders, but live
  * references spanning several times that, as orders are deleted at random)
- * decode + book bulk on CPU time, M msg/s: window 2^17 (2 MB, an L2)
- * 15.7-16.1, 2^18 17.8-18.5, 2^19 18.5-19.4, 2^20 19.2-19.5, 2^21
- * 19.2-19.3: below 2^19 the evictions to the overflow table cost more
- * than the L2 fit saves. */
+ * decode + book bulk from the ITCH file, CPU time, best of 3 passes in
+ * two runs, M msg/s: window 2^17 (2 MB, an L2) 15.7-17.3, 2^18 21.0-21.4,
+ * 2^19 24.0-24.2, 2^20 24.0-24.3 (with the two-stage prefetch of before,
+ * 2^21 measured as 2^20): below 2^19 the evictions to the overflow table
+ * cost more than the L2 fit saves. */
 #define BOOK_WINDOW_SHIFT 20
 
 /* Price levels of one instrument side, split into a key array and a
