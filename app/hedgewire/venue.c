@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: the order session to the venue (venue.h, README "Venue
+ * hedgewire: the order session to the venue (venue.h, docs/venue.md "Venue
  * session").
  */
 #include <arpa/inet.h>
@@ -37,7 +37,7 @@
 _Static_assert(VENUE_ANSWERS_ROOM < VENUE_ANSWERS, "answer ring room");
 #define VENUE_OPEN_MAX 65536
 #define VENUE_SYMBOLS 1024
-/* The order frame's SoupBinTCP packet (README "Order bytes") */
+/* The order frame's SoupBinTCP packet (docs/protocols.md "Order bytes") */
 #define ORDER_SOUP_OFF HGW_UDP_TX_HDR_LEN
 #define ORDER_SOUP_LEN (HGW_SOUPBIN_HDR_LEN + HGW_OUCH_ENTER_ORDER_LEN)
 #define ORDER_OUCH_OFF (ORDER_SOUP_OFF + HGW_SOUPBIN_HDR_LEN)

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: the order session to the venue ([venue], README "Venue
- * session"): SoupBinTCP to an OUCH 5.0 port, owned by the TX lcore in
+ * hedgewire: the order session to the venue ([venue], docs/venue.md
+ * "Venue session"): SoupBinTCP to an OUCH 5.0 port, owned by the TX lcore in
  * tx-lcore mode.
  *
  * Threads: the TX lcore alone drives the socket (lib/soupbin), sends

@@ -4,16 +4,30 @@
  * Memory (one caller-provided block, every part 64-byte aligned):
  *
  *   struct hgw_book | book_inst[max_instruments]
- *   | side[max_instruments][2] | book_order[capacity]
+ *   | side[max_instruments][2] | book_ord[window] | book_ovf[capacity]
  *
  * where a side is int32 keys[LEVEL_PAD + max_levels + LEVEL_PAD] (cache-
  * line rounded) followed by book_level[max_levels + LEVEL_PAD].
  *
- * Orders live in an open-addressing hash table keyed by order reference
- * (linear probing, backward-shift deletion, so no tombstones and probe
- * sequences never degrade with churn). Capacity is the power of two
+ * Orders live in a window indexed directly by the low bits of their
+ * reference: ITCH assigns references from one increasing counter, so the
+ * live orders are a dense run of recent references, and the window (a
+ * power of two >= max_orders, at most 2^BOOK_WINDOW_SHIFT slots of 16
+ * bytes: 16 MB) holds almost all of them with no hashing and no probing.
+ * A slot keeps the reference's high bits (tag) to tell references that
+ * share it apart. When a new reference needs a slot held by an older
+ * live order (one that survived a whole window of newer references), the
+ * older one moves to the overflow table; a reference beyond the tag's
+ * range goes there directly.
+ *
+ * The overflow table is an open-addressing hash table keyed by order
+ * reference (linear probing, backward-shift deletion, so no tombstones and
+ * probe sequences never degrade with churn). Capacity is the power of two
  * >= 2 * max_orders, so the load factor never exceeds 1/2 and an insert
- * always finds a free slot.
+ * always finds a free slot. The lowest and highest reference it holds
+ * bound the lookups that need it: with increasing references a lookup
+ * that misses the window (an add, or an unknown reference) almost never
+ * probes it.
  *
  * Price levels are, per instrument and side, a sorted array whose best
  * price sits at the END: almost all activity is near the touch, so the
@@ -40,17 +54,34 @@
 #define BOOK_ASK 1
 #define BOOK_NOT_FOUND UINT64_MAX
 
-/* One live order: 24 bytes, so 8 slots span exactly 3 cache lines. */
-struct book_order {
-	uint64_t ref;
+/* One live order: 16 bytes, 4 to a cache line (a slot never straddles
+ * two). */
+struct book_ord {
+	uint32_t tag;      /* window: ref >> win_shift; overflow: unused */
 	uint32_t price;
 	uint32_t shares;   /* remaining displayed shares */
 	uint16_t locate;
 	uint8_t side;      /* BOOK_BID or BOOK_ASK */
 	uint8_t used;      /* 0: free slot (refs may legally be any value) */
-	uint8_t pad[4];
 };
-_Static_assert(sizeof(struct book_order) == 24, "order slot size");
+_Static_assert(sizeof(struct book_ord) == 16, "order slot size");
+
+/* An overflow slot: the whole reference, then the order. */
+struct book_ovf {
+	uint64_t ref;
+	struct book_ord o;
+};
+_Static_assert(sizeof(struct book_ovf) == 24, "overflow slot size");
+
+/* Largest window: 2^20 slots of 16 bytes, 16 MB. Measured (bench_feed on
+ * the 10 M message, 500-instrument feed: 77 k live orders, but live
+ * references spanning several times that, as orders are deleted at random)
+ * decode + book bulk from the ITCH file, CPU time, best of 3 passes in
+ * two runs, M msg/s: window 2^17 (2 MB, an L2) 15.7-17.3, 2^18 21.0-21.4,
+ * 2^19 24.0-24.2, 2^20 24.0-24.3 (with the two-stage prefetch of before,
+ * 2^21 measured as 2^20): below 2^19 the evictions to the overflow table
+ * cost more than the L2 fit saves. */
+#define BOOK_WINDOW_SHIFT 20
 
 /* Price levels of one instrument side, split into a key array and a
  * payload array so the search reads only keys (8 to a 32-byte window).
@@ -83,23 +114,31 @@ _Static_assert(sizeof(struct book_inst) == 32, "instrument size");
 
 struct hgw_book {
 	struct hgw_book_conf conf;
-	uint32_t hash_shift;       /* log2(capacity) */
-	uint64_t hash_mask;        /* capacity - 1 */
-	size_t side_bytes;         /* one side: keys then payload */
-	size_t keys_bytes;         /* the key part of a side */
+	uint32_t win_shift;        /* log2(window) */
+	uint64_t win_mask;         /* window - 1 */
+	struct book_ord *win;
 	struct book_inst *inst;
 	uint8_t *levels;
-	struct book_order *orders;
+	size_t side_bytes;         /* one side: keys then payload */
+	size_t keys_bytes;         /* the key part of a side */
+	uint32_t hash_shift;       /* log2(overflow capacity) */
+	uint64_t hash_mask;        /* overflow capacity - 1 */
+	struct book_ovf *ovf;
+	uint64_t ovf_live;         /* orders in the overflow table */
+	uint64_t ovf_lo, ovf_hi;   /* their lowest and highest ref (lo > hi:
+				    * none since the table was last empty) */
 	struct hgw_book_stats stats;
 } __attribute__((aligned(BOOK_ALIGN)));
 
 struct book_layout {
 	uint64_t capacity;
 	uint32_t hash_shift;
+	uint32_t win_shift;
 	size_t side_bytes;
 	size_t keys_bytes;
 	size_t inst_off;
 	size_t level_off;
+	size_t win_off;
 	size_t order_off;
 	size_t total;
 };
@@ -151,6 +190,10 @@ book_layout(const struct hgw_book_conf *conf, struct book_layout *l)
 	while ((1ull << l->hash_shift) < 2ull * conf->max_orders)
 		l->hash_shift++;
 	l->capacity = 1ull << l->hash_shift;
+	l->win_shift = 0;
+	while ((1ull << l->win_shift) < conf->max_orders &&
+	       l->win_shift < BOOK_WINDOW_SHIFT)
+		l->win_shift++;
 
 	off = align_up(sizeof(struct hgw_book));
 	l->inst_off = off;
@@ -180,10 +223,14 @@ book_layout(const struct hgw_book_conf *conf, struct book_layout *l)
 	    __builtin_add_overflow(off, sz, &off))
 		return -1;
 
+	l->win_off = off;
+	if (__builtin_add_overflow(off, sizeof(struct book_ord) <<
+				   l->win_shift, &off))
+		return -1;
 	l->order_off = off;
-	if (l->capacity > SIZE_MAX / sizeof(struct book_order) ||
+	if (l->capacity > SIZE_MAX / sizeof(struct book_ovf) ||
 	    __builtin_add_overflow(off, (size_t)l->capacity *
-				   sizeof(struct book_order), &off) ||
+				   sizeof(struct book_ovf), &off) ||
 	    off > SIZE_MAX - BOOK_ALIGN)
 		return -1;
 	/* A whole number of cache lines, so aligned_alloc(64, size) is legal
@@ -216,11 +263,14 @@ hgw_book_init(void *mem, const struct hgw_book_conf *conf)
 	b->conf = *conf;
 	b->hash_shift = l.hash_shift;
 	b->hash_mask = l.capacity - 1;
+	b->win_shift = l.win_shift;
+	b->win_mask = (1ull << l.win_shift) - 1;
 	b->side_bytes = l.side_bytes;
 	b->keys_bytes = l.keys_bytes;
 	b->inst = (struct book_inst *)(void *)(base + l.inst_off);
 	b->levels = base + l.level_off;
-	b->orders = (struct book_order *)(void *)(base + l.order_off);
+	b->win = (struct book_ord *)(void *)(base + l.win_off);
+	b->ovf = (struct book_ovf *)(void *)(base + l.order_off);
 	hgw_book_reset(b);
 	return b;
 }
@@ -252,12 +302,16 @@ hgw_book_reset(struct hgw_book *b)
 			for (int j = -LEVEL_PAD; j < 0; j++)
 				k[j] = INT32_MIN;
 		}
-	memset(b->orders, 0, (size_t)(b->hash_mask + 1) * sizeof(*b->orders));
+	memset(b->win, 0, (size_t)(b->win_mask + 1) * sizeof(*b->win));
+	memset(b->ovf, 0, (size_t)(b->hash_mask + 1) * sizeof(*b->ovf));
+	b->ovf_live = 0;
+	b->ovf_lo = UINT64_MAX;
+	b->ovf_hi = 0;
 	memset(&b->stats, 0, sizeof(b->stats));
 }
 
 /*
- * Home slot of an order reference: Fibonacci hashing (multiply by 2^64/phi,
+ * Home slot of an order reference in the overflow table: Fibonacci hashing (multiply by 2^64/phi,
  * keep the top hash_shift bits). ITCH refs are a mostly increasing counter
  * that wraps any table many times a day. Measured on a synthetic stream
  * (100 stocks x ~370 live orders, refs spanning 16 table sizes):
@@ -283,12 +337,12 @@ order_home(const struct hgw_book *b, uint64_t ref)
 }
 
 static inline uint64_t
-order_find(const struct hgw_book *b, uint64_t ref)
+ovf_find(const struct hgw_book *b, uint64_t ref)
 {
-	const struct book_order *t = b->orders;
+	const struct book_ovf *t = b->ovf;
 	uint64_t i = order_home(b, ref);
 
-	while (t[i].used) {
+	while (t[i].o.used) {
 		if (t[i].ref == ref)
 			return i;
 		i = (i + 1) & b->hash_mask;
@@ -300,16 +354,16 @@ order_find(const struct hgw_book *b, uint64_t ref)
  * entry that may legally sit in the hole, i.e. whose home is not in the
  * cyclic range (hole, j]; moving such an entry keeps it reachable from its
  * home, and an entry whose home is in that range must stay after it. */
-static inline void
-order_unlink(struct hgw_book *b, uint64_t hole)
+static void
+ovf_unlink(struct hgw_book *b, uint64_t hole)
 {
-	struct book_order *t = b->orders;
+	struct book_ovf *t = b->ovf;
 	uint64_t mask = b->hash_mask;
 	uint64_t j = hole;
 
 	for (;;) {
 		j = (j + 1) & mask;
-		if (!t[j].used)
+		if (!t[j].o.used)
 			break;
 		if (((j - order_home(b, t[j].ref)) & mask) >=
 		    ((j - hole) & mask)) {
@@ -317,7 +371,106 @@ order_unlink(struct hgw_book *b, uint64_t hole)
 			hole = j;
 		}
 	}
-	t[hole].used = 0;
+	t[hole].o.used = 0;
+	if (--b->ovf_live == 0) {
+		b->ovf_lo = UINT64_MAX;
+		b->ovf_hi = 0;
+	}
+}
+
+/* A free overflow slot for ref (not in the table), marked used. */
+static struct book_ord *
+ovf_place(struct hgw_book *b, uint64_t ref)
+{
+	struct book_ovf *t = b->ovf;
+	uint64_t i = order_home(b, ref);
+
+	while (t[i].o.used)
+		i = (i + 1) & b->hash_mask;
+	t[i].ref = ref;
+	t[i].o.used = 1;
+	b->ovf_live++;
+	b->ovf_lo = ref < b->ovf_lo ? ref : b->ovf_lo;
+	b->ovf_hi = ref > b->ovf_hi ? ref : b->ovf_hi;
+	return &t[i].o;
+}
+
+/* 1 when ref may be in the overflow table. */
+static inline int
+ovf_may_hold(const struct hgw_book *b, uint64_t ref)
+{
+	return ref >= b->ovf_lo && ref <= b->ovf_hi;
+}
+
+/* The window slot of ref (whoever holds it). */
+static inline struct book_ord *
+win_slot(const struct hgw_book *b, uint64_t ref)
+{
+	return &b->win[ref & b->win_mask];
+}
+
+/* 1 when window slot o holds ref (a tag beyond 32 bits never matches). */
+static inline int
+win_holds(const struct hgw_book *b, const struct book_ord *o, uint64_t ref)
+{
+	/* Bitwise &: one branch, not two. */
+	return o->used & ((uint64_t)o->tag == ref >> b->win_shift);
+}
+
+/* The live order ref, or NULL. */
+static inline struct book_ord *
+order_get(const struct hgw_book *b, uint64_t ref)
+{
+	struct book_ord *o = win_slot(b, ref);
+	uint64_t i;
+
+	if (__builtin_expect(win_holds(b, o, ref), 1))
+		return o;
+	if (__builtin_expect(!ovf_may_hold(b, ref), 1))
+		return NULL;
+	i = ovf_find(b, ref);
+	return i == BOOK_NOT_FOUND ? NULL : &b->ovf[i].o;
+}
+
+/* A free slot for ref (known not live), marked used: its window slot,
+ * after moving an older order that holds it to the overflow table; or an
+ * overflow slot when the window slot's order is newer or the tag does not
+ * fit. */
+static inline struct book_ord *
+order_place(struct hgw_book *b, uint64_t ref)
+{
+	struct book_ord *w = win_slot(b, ref);
+	uint64_t tag = ref >> b->win_shift;
+
+	if (__builtin_expect(tag > UINT32_MAX, 0))
+		return ovf_place(b, ref);
+	if (__builtin_expect(w->used, 0)) {
+		if (w->tag > tag)
+			return ovf_place(b, ref);
+		struct book_ord *e = ovf_place(b, ((uint64_t)w->tag <<
+						   b->win_shift) |
+					       (ref & b->win_mask));
+
+		*e = *w;
+	}
+	w->tag = (uint32_t)tag;
+	w->used = 1;
+	return w;
+}
+
+/* Free the slot of a live order. */
+static inline void
+order_unlink(struct hgw_book *b, struct book_ord *o)
+{
+	uintptr_t p = (uintptr_t)o, w = (uintptr_t)b->win;
+
+	if (__builtin_expect(p - w < ((b->win_mask + 1) << 4), 1)) {
+		o->used = 0;
+		return;
+	}
+	ovf_unlink(b, (uint64_t)((p - offsetof(struct book_ovf, o) -
+				  (uintptr_t)b->ovf) /
+				 sizeof(struct book_ovf)));
 }
 
 static inline uint32_t
@@ -461,22 +614,15 @@ static int
 order_insert(struct hgw_book *b, uint16_t locate, unsigned int side,
 	     uint64_t ref, uint32_t shares, uint32_t price)
 {
-	struct book_order *t = b->orders;
-	struct book_order *o;
-	uint64_t i;
+	struct book_ord *o;
 
 	if (price == 0 || price > HGW_ITCH_PRICE_MAX) {
 		book_err(b, HGW_BOOK_ERR_BAD_PRICE);
 		return -1;
 	}
-	/* One probe finds both a duplicate and the free slot to fill. */
-	i = order_home(b, ref);
-	while (t[i].used) {
-		if (t[i].ref == ref) {
-			book_err(b, HGW_BOOK_ERR_DUP_REF);
-			return -1;
-		}
-		i = (i + 1) & b->hash_mask;
+	if (order_get(b, ref) != NULL) {
+		book_err(b, HGW_BOOK_ERR_DUP_REF);
+		return -1;
 	}
 	if (b->stats.live_orders >= b->conf.max_orders) {
 		book_err(b, HGW_BOOK_ERR_ORDER_FULL);
@@ -486,54 +632,50 @@ order_insert(struct hgw_book *b, uint16_t locate, unsigned int side,
 		book_err(b, HGW_BOOK_ERR_LEVEL_FULL);
 		return -1;
 	}
-	o = &t[i];
-	o->ref = ref;
+	o = order_place(b, ref);
 	o->price = price;
 	o->shares = shares;
 	o->locate = locate;
 	o->side = (uint8_t)side;
-	o->used = 1;
-	if (++b->stats.live_orders > b->stats.live_orders_hwm)
-		b->stats.live_orders_hwm = b->stats.live_orders;
+	b->stats.live_orders++;
+	b->stats.live_orders_hwm = b->stats.live_orders >
+		b->stats.live_orders_hwm ? b->stats.live_orders :
+		b->stats.live_orders_hwm;
 	return 0;
 }
 
-/* Remove the order in slot i with everything it still shows. */
+/* Remove a live order with everything it still shows. */
 static inline void
-order_remove(struct hgw_book *b, uint64_t i)
+order_remove(struct hgw_book *b, struct book_ord *o)
 {
-	const struct book_order *o = &b->orders[i];
-
 	level_sub(b, o->locate, o->side, o->price, o->shares, 1);
-	order_unlink(b, i);
+	order_unlink(b, o);
 	b->stats.live_orders--;
 }
 
 /* Look up the order an E/C/X/D/U names; counts UNKNOWN_REF and
  * LOCATE_MISMATCH. */
-static inline uint64_t
-order_lookup(struct hgw_book *b, const uint8_t *msg, uint64_t ref,
-	     uint64_t hint)
+static inline struct book_ord *
+order_lookup(struct hgw_book *b, const uint8_t *msg, uint64_t ref)
 {
-	const struct book_order *h = &b->orders[hint];
-	uint64_t i = h->used && h->ref == ref ? hint : order_find(b, ref);
+	struct book_ord *o = order_get(b, ref);
 
-	if (i == BOOK_NOT_FOUND) {
+	if (__builtin_expect(o == NULL, 0)) {
 		book_err(b, HGW_BOOK_ERR_UNKNOWN_REF);
-		return i;
+		return NULL;
 	}
-	if (b->orders[i].locate != hgw_itch_locate(msg))
+	if (__builtin_expect(o->locate != hgw_itch_locate(msg), 0))
 		book_err(b, HGW_BOOK_ERR_LOCATE_MISMATCH);
-	return i;
+	return o;
 }
 
-/* Take n shares off the order in slot i (E, C, X); the order goes when
- * nothing remains, or when more than remains is taken (OVERSIZE). Returns
- * the order's locate. */
-static uint16_t
-order_reduce(struct hgw_book *b, uint64_t i, uint32_t n, uint64_t *counter)
+/* Take n shares off live order o (E, C, X); the order goes when nothing
+ * remains, or when more than remains is taken (OVERSIZE). Returns the
+ * order's locate. */
+static inline uint16_t
+order_reduce(struct hgw_book *b, struct book_ord *o, uint32_t n,
+	     uint64_t *counter)
 {
-	struct book_order *o = &b->orders[i];
 	uint16_t locate = o->locate;
 
 	if (n < o->shares) {
@@ -542,7 +684,7 @@ order_reduce(struct hgw_book *b, uint64_t i, uint32_t n, uint64_t *counter)
 	} else {
 		if (n > o->shares)
 			book_err(b, HGW_BOOK_ERR_OVERSIZE);
-		order_remove(b, i);
+		order_remove(b, o);
 	}
 	(*counter)++;
 	b->stats.applied++;
@@ -575,62 +717,61 @@ on_add(struct hgw_book *b, const uint8_t *msg)
 }
 
 static uint16_t
-on_executed(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
+on_executed(struct hgw_book *b, const uint8_t *msg)
 {
 	const struct hgw_itch_order_executed *m = (const void *)msg;
-	uint64_t i = order_lookup(b, msg, hgw_be64(m->order_ref), hint);
+	struct book_ord *o = order_lookup(b, msg, hgw_be64(m->order_ref));
 
-	if (i == BOOK_NOT_FOUND)
+	if (o == NULL)
 		return 0;
-	return order_reduce(b, i, hgw_be32(m->executed_shares),
+	return order_reduce(b, o, hgw_be32(m->executed_shares),
 			    &b->stats.executes);
 }
 
 static uint16_t
-on_executed_px(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
+on_executed_px(struct hgw_book *b, const uint8_t *msg)
 {
 	const struct hgw_itch_order_executed_px *m = (const void *)msg;
-	uint64_t i = order_lookup(b, msg, hgw_be64(m->e.order_ref), hint);
+	struct book_ord *o = order_lookup(b, msg, hgw_be64(m->e.order_ref));
 	uint16_t locate;
 
 	/* The trade printed even if the order is not tracked here (refused
 	 * for capacity): then the message locate is all there is. */
 	if (m->printable == 'Y') {
-		locate = i != BOOK_NOT_FOUND ? b->orders[i].locate :
-			hgw_itch_locate(msg);
+		locate = o != NULL ? o->locate : hgw_itch_locate(msg);
 		if (locate < b->conf.max_instruments)
 			b->inst[locate].last_trade =
 				hgw_be32(m->execution_price);
 	}
-	if (i == BOOK_NOT_FOUND)
+	if (o == NULL)
 		return 0;
-	return order_reduce(b, i, hgw_be32(m->e.executed_shares),
+	return order_reduce(b, o, hgw_be32(m->e.executed_shares),
 			    &b->stats.executes);
 }
 
 static uint16_t
-on_cancel(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
+on_cancel(struct hgw_book *b, const uint8_t *msg)
 {
 	const struct hgw_itch_order_cancel *m = (const void *)msg;
-	uint64_t i = order_lookup(b, msg, hgw_be64(m->order_ref), hint);
+	struct book_ord *o = order_lookup(b, msg, hgw_be64(m->order_ref));
 
-	if (i == BOOK_NOT_FOUND)
+	if (o == NULL)
 		return 0;
-	return order_reduce(b, i, hgw_be32(m->cancelled_shares),
+	return order_reduce(b, o, hgw_be32(m->cancelled_shares),
 			    &b->stats.cancels);
 }
 
 static uint16_t
-on_delete(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
+on_delete(struct hgw_book *b, const uint8_t *msg)
 {
 	const struct hgw_itch_order_delete *m = (const void *)msg;
-	uint64_t i = order_lookup(b, msg, hgw_be64(m->order_ref), hint);
+	struct book_ord *o = order_lookup(b, msg, hgw_be64(m->order_ref));
 	uint16_t locate;
 
-	if (i == BOOK_NOT_FOUND)
+	if (o == NULL)
 		return 0;
-	locate = b->orders[i].locate;
-	order_remove(b, i);
+	locate = o->locate;
+	order_remove(b, o);
 	b->stats.deletes++;
 	b->stats.applied++;
 	return locate;
@@ -640,18 +781,18 @@ on_delete(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
  * duplicate ref, side full) is counted and leaves it gone, as the exchange
  * has cancelled it either way. */
 static uint16_t
-on_replace(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
+on_replace(struct hgw_book *b, const uint8_t *msg)
 {
 	const struct hgw_itch_order_replace *m = (const void *)msg;
-	uint64_t i = order_lookup(b, msg, hgw_be64(m->original_ref), hint);
+	struct book_ord *o = order_lookup(b, msg, hgw_be64(m->original_ref));
 	uint16_t locate;
 	unsigned int side;
 
-	if (i == BOOK_NOT_FOUND)
+	if (o == NULL)
 		return 0;
-	locate = b->orders[i].locate;
-	side = b->orders[i].side;
-	order_remove(b, i);
+	locate = o->locate;
+	side = o->side;
+	order_remove(b, o);
 	(void)order_insert(b, locate, side, hgw_be64(m->new_ref),
 			   hgw_be32(m->shares), hgw_be32(m->price));
 	b->stats.replaces++;
@@ -690,25 +831,23 @@ on_directory(struct hgw_book *b, const uint8_t *msg)
 	in->has_name = 1;
 }
 
-/* hgw_book_apply with a guess of the slot of the order the message names
- * (any slot index: it is used only when it holds that ref). */
 static inline uint16_t
-book_apply(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
+book_apply(struct hgw_book *b, const uint8_t *msg)
 {
 	switch (msg[0]) {
 	case HGW_ITCH_ADD_ORDER:
 	case HGW_ITCH_ADD_ORDER_MPID: /* 'F' is 'A' plus attribution */
 		return on_add(b, msg);
 	case HGW_ITCH_ORDER_EXECUTED:
-		return on_executed(b, msg, hint);
+		return on_executed(b, msg);
 	case HGW_ITCH_ORDER_EXECUTED_PX:
-		return on_executed_px(b, msg, hint);
+		return on_executed_px(b, msg);
 	case HGW_ITCH_ORDER_CANCEL:
-		return on_cancel(b, msg, hint);
+		return on_cancel(b, msg);
 	case HGW_ITCH_ORDER_DELETE:
-		return on_delete(b, msg, hint);
+		return on_delete(b, msg);
 	case HGW_ITCH_ORDER_REPLACE:
-		return on_replace(b, msg, hint);
+		return on_replace(b, msg);
 	case HGW_ITCH_TRADE:
 		record_trade(b, msg,
 			     ((const struct hgw_itch_trade *)(const void *)msg)
@@ -730,26 +869,25 @@ book_apply(struct hgw_book *b, const uint8_t *msg, uint64_t hint)
 uint16_t
 hgw_book_apply(struct hgw_book *b, const uint8_t *msg)
 {
-	return book_apply(b, msg, 0);
+	return book_apply(b, msg);
 }
 
-/* Types whose order reference sits at offset 11 (A F E C X D U). */
-static inline int
-has_ref(uint8_t type)
-{
-	switch (type) {
-	case HGW_ITCH_ADD_ORDER:
-	case HGW_ITCH_ADD_ORDER_MPID:
-	case HGW_ITCH_ORDER_EXECUTED:
-	case HGW_ITCH_ORDER_EXECUTED_PX:
-	case HGW_ITCH_ORDER_CANCEL:
-	case HGW_ITCH_ORDER_DELETE:
-	case HGW_ITCH_ORDER_REPLACE:
-		return 1;
-	default:
-		return 0;
-	}
-}
+/* Type groups for the prefetch stages: an add, another type whose order
+ * reference sits at offset 11 (E C X D U), or neither. One table load: the
+ * switch it replaces was 12 instructions a message. */
+#define BOOK_GROUP_NONE 0
+#define BOOK_GROUP_ADD  1
+#define BOOK_GROUP_REF  2
+
+static const uint8_t book_group[256] = {
+	[HGW_ITCH_ADD_ORDER] = BOOK_GROUP_ADD,
+	[HGW_ITCH_ADD_ORDER_MPID] = BOOK_GROUP_ADD,
+	[HGW_ITCH_ORDER_EXECUTED] = BOOK_GROUP_REF,
+	[HGW_ITCH_ORDER_EXECUTED_PX] = BOOK_GROUP_REF,
+	[HGW_ITCH_ORDER_CANCEL] = BOOK_GROUP_REF,
+	[HGW_ITCH_ORDER_DELETE] = BOOK_GROUP_REF,
+	[HGW_ITCH_ORDER_REPLACE] = BOOK_GROUP_REF,
+};
 
 /* Prefetch helpers must be always_inline: GCC counts __builtin_prefetch as
  * no side effect, marks a helper made only of loads and prefetches pure,
@@ -775,17 +913,8 @@ prefetch_touch(const struct hgw_book *b, uint16_t locate, unsigned int side)
 	__builtin_prefetch(&lv[(int32_t)n - 5], 1);
 }
 
-/* Both lines of a slot that straddles two (2 of every 8 slots). */
-BOOK_PREFETCH_FN
-prefetch_slot(const struct hgw_book *b, uint64_t i)
-{
-	const uint8_t *p = (const uint8_t *)&b->orders[i];
-
-	__builtin_prefetch(p, 1);
-	__builtin_prefetch(p + sizeof(struct book_order) - 1, 1);
-}
-
-/* Stage 1: the hash slot, and for an add the touch of its side. The side
+/* For hgw_book_prefetch: the window slot of the order the message names
+ * (and of a replace's new order), and for an add the touch of its side. The side
  * byte is msg[19 * add] (msg[0], never 'S', for other types, which may be
  * shorter than 20 bytes): a pointer select compiled to a branch that
  * mispredicted 0.44 times a message on the random type mix. */
@@ -793,15 +922,16 @@ BOOK_PREFETCH_FN
 book_prefetch(const struct hgw_book *b, const uint8_t *msg)
 {
 	uint8_t t = msg[0];
-	unsigned int add = t == HGW_ITCH_ADD_ORDER ||
-			   t == HGW_ITCH_ADD_ORDER_MPID;
+	unsigned int g = book_group[t], add = g == BOOK_GROUP_ADD;
 	uint16_t locate = hgw_itch_locate(msg);
 
-	if (!has_ref(t))
+	if (g == BOOK_GROUP_NONE)
 		return;
-	prefetch_slot(b, order_home(b, hgw_be64(msg + 11)));
-	if (t == HGW_ITCH_ORDER_REPLACE)
-		prefetch_slot(b, order_home(b, hgw_be64(msg + 19)));
+	__builtin_prefetch(win_slot(b, hgw_be64(msg + 11)), 1);
+	/* A replace's new ref, or the same slot again: no branch (one
+	 * mispredicted 0.11 times a message). */
+	__builtin_prefetch(win_slot(b, hgw_be64(msg + 11 + 8 *
+				(t == HGW_ITCH_ORDER_REPLACE))), 1);
 	locate = locate < b->conf.max_instruments ? locate : 0;
 	prefetch_touch(b, locate, msg[19 * add] == 'S');
 }
@@ -809,7 +939,7 @@ book_prefetch(const struct hgw_book *b, const uint8_t *msg)
 /* The empty asm gives the function an effect GCC cannot see through, so a
  * caller that can see its body (LTO, or a non-PIC build of the same unit)
  * does not delete the call as pure: measured, a bench built without -fPIC
- * lost every stage-1 prefetch that way and ran ~40% slower. */
+ * lost every prefetch that way and ran ~40% slower. */
 void
 hgw_book_prefetch(const struct hgw_book *b, const uint8_t *msg)
 {
@@ -817,50 +947,27 @@ hgw_book_prefetch(const struct hgw_book *b, const uint8_t *msg)
 	__asm__ __volatile__("");
 }
 
-/* Slot of ref, or the free slot that ends its probe run. */
-static inline uint64_t
-order_probe(const struct hgw_book *b, uint64_t ref)
+/* The window slot of the order a message names: the one prefetch the bulk
+ * apply makes. Measured (bench_feed, 500 instruments, CPU time, two
+ * interleaved runs), with the window the two-stage pipeline of before
+ * (this slot 16 ahead, then the touch of the order's side 8 ahead: about
+ * 60 instructions a message) cost more than the misses it hid: ITCH file
+ * 20.0-20.3 M msg/s with it, 21.1-21.7 with no prefetch, 24.3-24.6 with
+ * this alone (capture: 13.8, 13.7-13.8, 15.4-15.7); 4, 8 or 16 messages
+ * ahead measured alike. An add's slot is the next of a run (references
+ * increase), so the slot is what an E, C, X, D or U would wait for. */
+BOOK_PREFETCH_FN
+prefetch_slot(const struct hgw_book *b, const uint8_t *msg)
 {
-	const struct book_order *t = b->orders;
-	uint64_t i = order_home(b, ref);
-
-	/* Bitwise &: "used" alone is the add / other coin toss (0.48
-	 * mispredicts a message with &&). */
-	while (t[i].used & (t[i].ref != ref))
-		i = (i + 1) & b->hash_mask;
-	return i;
+	if (book_group[msg[0]] != BOOK_GROUP_NONE)
+		__builtin_prefetch(win_slot(b, hgw_be64(msg + 11)), 1);
 }
-
-/* Stage 2, once the slot is cached: resolve the slot of the order the
- * message names (kept as the apply's hint) and prefetch the touch of its
- * instrument side. */
-static inline uint64_t
-prefetch_level(const struct hgw_book *b, const uint8_t *msg)
-{
-	const struct book_order *o;
-	uint64_t i;
-
-	if (!has_ref(msg[0]))
-		return 0;
-	i = order_probe(b, hgw_be64(msg + 11));
-	o = &b->orders[i];
-	/* A free slot (an add, or an unknown ref) has locate 0 side 0. */
-	prefetch_touch(b, o->locate < b->conf.max_instruments ? o->locate : 0,
-		       o->side & 1);
-	return i;
-}
-
-/* Hints ring: stage 2 runs HGW_BOOK_AHEAD / 2 messages ahead. */
-#define BULK_RING 64
-_Static_assert(HGW_BOOK_AHEAD / 2 < BULK_RING &&
-	       (BULK_RING & (BULK_RING - 1)) == 0, "hint ring size");
 
 static inline uint32_t
 bulk_one(struct hgw_book *b, const uint8_t *const *msgs, uint32_t i,
-	 const uint64_t *hint, uint16_t *changed, hgw_book_after_fn fn,
-	 void *arg)
+	 uint16_t *changed, hgw_book_after_fn fn, void *arg)
 {
-	uint16_t c = book_apply(b, msgs[i], hint[i % BULK_RING]);
+	uint16_t c = book_apply(b, msgs[i]);
 
 	if (changed != NULL)
 		changed[i] = c;
@@ -874,29 +981,19 @@ static inline uint32_t
 bulk_apply(struct hgw_book *b, const uint8_t *const *msgs, uint32_t n,
 	   uint16_t *changed, hgw_book_after_fn fn, void *arg)
 {
-	const uint32_t a1 = HGW_BOOK_AHEAD, a2 = HGW_BOOK_AHEAD / 2;
-	uint64_t hint[BULK_RING];
-	uint32_t nchanged = 0;
+	const uint32_t ahead = HGW_BOOK_AHEAD;
+	uint32_t nchanged = 0, i = 0;
 
-	for (uint32_t i = 0; i < n && i < a1; i++)
-		book_prefetch(b, msgs[i]);
-	for (uint32_t i = 0; i < n && i < a2; i++)
-		hint[i % BULK_RING] = prefetch_level(b, msgs[i]);
-	/* Steady state, then the tail without stage 1 (one loop with both
-	 * bounds tests mispredicted 0.35 times a message). */
-	uint32_t i = 0;
-
-	for (; i + a1 < n; i++) {
-		book_prefetch(b, msgs[i + a1]);
-		hint[(i + a2) % BULK_RING] = prefetch_level(b, msgs[i + a2]);
-		nchanged += bulk_one(b, msgs, i, hint, changed, fn, arg);
+	for (; i < n && i < ahead; i++)
+		prefetch_slot(b, msgs[i]);
+	/* Steady state, then the tail without prefetches (one loop with
+	 * both bounds tests mispredicted 0.35 times a message). */
+	for (i = 0; i + ahead < n; i++) {
+		prefetch_slot(b, msgs[i + ahead]);
+		nchanged += bulk_one(b, msgs, i, changed, fn, arg);
 	}
-	for (; i < n; i++) {
-		if (i + a2 < n)
-			hint[(i + a2) % BULK_RING] =
-				prefetch_level(b, msgs[i + a2]);
-		nchanged += bulk_one(b, msgs, i, hint, changed, fn, arg);
-	}
+	for (; i < n; i++)
+		nchanged += bulk_one(b, msgs, i, changed, fn, arg);
 	return nchanged;
 }
 
@@ -1008,12 +1105,10 @@ int
 hgw_book_order(const struct hgw_book *b, uint64_t ref, uint16_t *locate,
 	       uint8_t *side, uint32_t *shares, uint32_t *price)
 {
-	uint64_t i = order_find(b, ref);
-	const struct book_order *o;
+	const struct book_ord *o = order_get(b, ref);
 
-	if (i == BOOK_NOT_FOUND)
+	if (o == NULL)
 		return -ENOENT;
-	o = &b->orders[i];
 	if (locate != NULL)
 		*locate = o->locate;
 	if (side != NULL)
@@ -1075,6 +1170,29 @@ check_fail(char *why, size_t why_len, const char *fmt, ...)
 	return -EFAULT;
 }
 
+/* Slots of both order tables: the window's, then the overflow's. */
+static uint64_t
+check_nslots(const struct hgw_book *b)
+{
+	return b->win_mask + 1 + b->hash_mask + 1;
+}
+
+/* The live order in slot k of check_nslots (and its ref), or NULL. */
+static const struct book_ord *
+check_slot(const struct hgw_book *b, uint64_t k, uint64_t *ref)
+{
+	const struct book_ord *o;
+
+	if (k <= b->win_mask) {
+		o = &b->win[k];
+		*ref = ((uint64_t)o->tag << b->win_shift) | k;
+	} else {
+		o = &b->ovf[k - b->win_mask - 1].o;
+		*ref = b->ovf[k - b->win_mask - 1].ref;
+	}
+	return o->used ? o : NULL;
+}
+
 /* Index of key in a strictly ascending level array, or UINT32_MAX. */
 static uint32_t
 check_level_index(const int32_t *keys, uint32_t n, int32_t key)
@@ -1122,17 +1240,16 @@ static int
 check_chunk_run(const struct hgw_book *b, struct check_chunk *c, char *why,
 		size_t why_len)
 {
-	const struct book_order *t = b->orders;
-	uint64_t i;
+	uint64_t i, ref;
 	uint32_t k, j;
 
 	memset(c->acc, 0, (size_t)c->nacc * sizeof(c->acc[0]));
-	for (i = 0; i <= b->hash_mask; i++) {
-		const struct book_order *o = &t[i];
+	for (i = 0; i < check_nslots(b); i++) {
+		const struct book_ord *o = check_slot(b, i, &ref);
 		struct check_acc *a;
 		uint32_t pair;
 
-		if (!o->used)
+		if (o == NULL)
 			continue;
 		pair = (uint32_t)o->locate * 2 + o->side;
 		j = check_level_index(side_keys(b, o->locate, o->side),
@@ -1171,38 +1288,51 @@ check_chunk_run(const struct hgw_book *b, struct check_chunk *c, char *why,
 int
 hgw_book_check(const struct hgw_book *b, char *why, size_t why_len)
 {
-	const struct book_order *t = b->orders;
+	const struct book_ovf *t = b->ovf;
 	uint64_t mask = b->hash_mask;
-	uint64_t i, live = 0, level_orders = 0;
+	uint64_t i, ref, live = 0, in_ovf = 0, level_orders = 0;
 	struct check_chunk c;
 	uint32_t pair, j;
 	int rc;
 
-	/* Orders: sane fields, reachable from their home slot with no
-	 * duplicate ahead of them, and a level at their price. */
-	for (i = 0; i <= mask; i++) {
-		const struct book_order *o = &t[i];
-		uint64_t h;
+	/* Orders: sane fields, found by order_get (an overflow order:
+	 * reachable from its home slot with no duplicate ahead of it, within
+	 * the table's ref bounds, and not also in the window), and a level
+	 * at their price. */
+	for (i = 0; i < check_nslots(b); i++) {
+		const struct book_ord *o = check_slot(b, i, &ref);
+		uint64_t h, k = i - b->win_mask - 1;
 
-		if (!o->used)
+		if (o == NULL)
 			continue;
 		live++;
 		if (o->locate >= b->conf.max_instruments || o->side > 1 ||
 		    o->price == 0 || o->price > HGW_ITCH_PRICE_MAX)
 			return check_fail(why, why_len,
 				"slot %" PRIu64 ": bad order ref %" PRIu64
-				" locate %u side %u price %u", i, o->ref,
+				" locate %u side %u price %u", i, ref,
 				o->locate, o->side, o->price);
-		for (h = order_home(b, o->ref); h != i; h = (h + 1) & mask) {
-			if (!t[h].used)
+		if (i > b->win_mask) {
+			in_ovf++;
+			for (h = order_home(b, ref); h != k;
+			     h = (h + 1) & mask) {
+				if (!t[h].o.used)
+					return check_fail(why, why_len,
+						"ref %" PRIu64 " in overflow slot %"
+						PRIu64 " unreachable: free slot %"
+						PRIu64 " after its home", ref, k, h);
+				if (t[h].ref == ref)
+					return check_fail(why, why_len,
+						"ref %" PRIu64 " in overflow slots %"
+						PRIu64 " and %" PRIu64, ref, h, k);
+			}
+			if (!ovf_may_hold(b, ref) ||
+			    win_holds(b, win_slot(b, ref), ref))
 				return check_fail(why, why_len,
-					"ref %" PRIu64 " in slot %" PRIu64
-					" unreachable: free slot %" PRIu64
-					" after its home", o->ref, i, h);
-			if (t[h].ref == o->ref)
-				return check_fail(why, why_len,
-					"ref %" PRIu64 " in slots %" PRIu64
-					" and %" PRIu64, o->ref, h, i);
+					"ref %" PRIu64 " in overflow slot %"
+					PRIu64 " shadowed (bounds %" PRIu64
+					"..%" PRIu64 ", or in the window)",
+					ref, k, b->ovf_lo, b->ovf_hi);
 		}
 		if (check_level_index(side_keys(b, o->locate, o->side),
 				      b->inst[o->locate].nlevels[o->side],
@@ -1210,8 +1340,12 @@ hgw_book_check(const struct hgw_book *b, char *why, size_t why_len)
 		    UINT32_MAX)
 			return check_fail(why, why_len,
 				"ref %" PRIu64 ": no level at price %u",
-				o->ref, o->price);
+				ref, o->price);
 	}
+	if (in_ovf != b->ovf_live)
+		return check_fail(why, why_len,
+			"%" PRIu64 " orders in the overflow table, count %"
+			PRIu64, in_ovf, b->ovf_live);
 	if (live != b->stats.live_orders || live > b->conf.max_orders ||
 	    b->stats.live_orders_hwm < live)
 		return check_fail(why, why_len,

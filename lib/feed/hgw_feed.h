@@ -52,7 +52,7 @@ extern "C" {
 	X(MOLD_AFTER_END, "mold_after_end",  "packet after the session's end-of-session") \
 	X(ITCH_BAD_LENGTH,"itch_bad_length", "ITCH message length does not match its type") \
 	X(ITCH_UNKNOWN,   "itch_unknown_type", "ITCH message type not in ITCH 5.0") \
-	X(USE_AFTER_FREE, "use_after_free",  "frame starts with the freed-buffer poison pattern (lib/idio)")
+	X(USE_AFTER_FREE, "use_after_free",  "frame starts with the freed-buffer poison pattern (HGW_FEED_POISON)")
 
 enum hgw_feed_drop {
 #define HGW_FEED_DROP_ENUM(code, name, help) HGW_FEED_DROP_##code,
@@ -65,6 +65,16 @@ const char *hgw_feed_drop_name(enum hgw_feed_drop d);
 const char *hgw_feed_drop_help(enum hgw_feed_drop d);
 /* Reason code from its name, or -1. */
 int hgw_feed_drop_by_name(const char *name);
+
+/* A buffer freed with poisoning on starts with this 64-bit word repeated
+ * (as an Ethernet frame: EtherType 0xdead, never a feed frame). A frame
+ * about to be dropped as not IPv4 whose first HGW_FEED_POISON_CHECK bytes
+ * are the pattern is counted as USE_AFTER_FREE instead, so the check costs
+ * nothing on the good path. Whoever poisons buffers writes this pattern
+ * (lib/idio's HGW_IDIO_POISON is the same value; its unit test asserts
+ * it). */
+#define HGW_FEED_POISON       0xdeadbeefdeadbeefULL
+#define HGW_FEED_POISON_CHECK 16
 
 #define HGW_MOLD_HDR_LEN      20
 #define HGW_MOLD_SESSION_LEN  10

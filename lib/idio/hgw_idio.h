@@ -144,7 +144,8 @@ hgw_idio_pf_depth(struct hgw_idio_pf *c, uint64_t now, uint32_t n)
 
 /* The pattern: as an Ethernet frame it has EtherType 0xdead, so it can
  * never be a feed frame; the decoder checks for it only on frames it was
- * about to drop as not IPv4 (no cost on the good path). */
+ * about to drop as not IPv4 (no cost on the good path). lib/feed defines
+ * the same value (HGW_FEED_POISON) without depending on this library. */
 #define HGW_IDIO_POISON 0xdeadbeefdeadbeefULL
 #define HGW_IDIO_POISON_CHECK 16	/* bytes compared by the decoder */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: a SoupBinTCP 3.00 client session over a non-blocking TCP
- * socket (README "Venue session").
+ * socket (docs/venue.md "Venue session").
  *
  * One owner thread drives it: hgw_soup_poll() connects, logs in, reads and
  * parses what the server sent, hands each Sequenced Data message to a

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The order session to a venue ([venue], README "Venue session"): hedgewire
+# The order session to a venue ([venue], docs/venue.md "Venue session"): hedgewire
 # in tx-lcore mode against scripts/venue_sim.py, an independent SoupBinTCP
 # / OUCH 5.0 venue, judged from the simulator's own journal of what it
 # received and sent (tests/integration/venue_check.py) and hedgewire's

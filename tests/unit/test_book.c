@@ -1125,6 +1125,90 @@ test_hash_collisions(void)
 	}
 }
 
+/* Shares and price of a live order, or -1 / -1 when it is not live. */
+static int
+order_is(const struct hgw_book *b, uint64_t ref, uint32_t shares,
+	 uint32_t price)
+{
+	uint32_t sh = 0, px = 0;
+
+	if (hgw_book_order(b, ref, NULL, NULL, &sh, &px) != 0)
+		return shares == 0;
+	return sh == shares && px == price;
+}
+
+/* Orders whose references share a slot of the reference window (16 slots
+ * for 16 orders: refs equal mod 16): the older moves to the overflow
+ * table, or an older newcomer goes there directly, and every order stays
+ * found, duplicate-checked, reduced, replaced and deleted wherever it
+ * sits; so does a reference too large for the window. */
+static void
+test_window_overflow(void)
+{
+	struct hgw_book *b = mkbook(4, 16, 16);
+	const uint64_t big = 1ull << 40;
+
+	HGW_CHECK(b != NULL);
+	if (b == NULL)
+		return;
+	HGW_CHECK_EQ(add(b, 1, 5, 'B', 100, 400000), 1);
+	HGW_CHECK_EQ(add(b, 1, 21, 'B', 200, 401000), 1);  /* evicts 5 */
+	HGW_CHECK_EQ(add(b, 1, 37, 'S', 300, 402000), 1);  /* evicts 21 */
+	HGW_CHECK_EQ(add(b, 1, 39, 'S', 400, 403000), 1);
+	HGW_CHECK_EQ(add(b, 1, 7, 'S', 500, 403000), 1);   /* older than 39 */
+	HGW_CHECK_EQ(add(b, 1, big, 'B', 600, 399000), 1); /* tag too big */
+	HGW_CHECK(order_is(b, 5, 100, 400000));
+	HGW_CHECK(order_is(b, 21, 200, 401000));
+	HGW_CHECK(order_is(b, 37, 300, 402000));
+	HGW_CHECK(order_is(b, 39, 400, 403000));
+	HGW_CHECK(order_is(b, 7, 500, 403000));
+	HGW_CHECK(order_is(b, big, 600, 399000));
+	HGW_CHECK(book_ok(b));
+	/* Duplicates are refused wherever the live order sits. */
+	HGW_CHECK_EQ(add(b, 1, 5, 'B', 1, 400000), 0);
+	HGW_CHECK_EQ(add(b, 1, 21, 'B', 1, 400000), 0);
+	HGW_CHECK_EQ(add(b, 1, 37, 'B', 1, 400000), 0);
+	HGW_CHECK_EQ(add(b, 1, 7, 'B', 1, 400000), 0);
+	HGW_CHECK_EQ(add(b, 1, big, 'B', 1, 400000), 0);
+	HGW_CHECK_EQ(ERRS(b, DUP_REF), 5);
+	/* A ref that shares a live order's slot but is not live. */
+	HGW_CHECK_EQ(msg_delete(b, 1, 53), 0);
+	HGW_CHECK_EQ(msg_exec(b, 1, 23, 1), 0);
+	HGW_CHECK_EQ(ERRS(b, UNKNOWN_REF), 2);
+	/* Reduce, replace and delete orders in the overflow table. */
+	HGW_CHECK_EQ(msg_exec(b, 1, 5, 40), 1);
+	HGW_CHECK(order_is(b, 5, 60, 400000));
+	HGW_CHECK_EQ(msg_cancel(b, 1, 7, 100), 1);
+	HGW_CHECK(order_is(b, 7, 400, 403000));
+	HGW_CHECK_EQ(msg_replace(b, 1, 21, 69, 250, 401500), 1); /* evicts 37 */
+	HGW_CHECK(order_is(b, 21, 0, 0));
+	HGW_CHECK(order_is(b, 69, 250, 401500));
+	HGW_CHECK(order_is(b, 37, 300, 402000));
+	HGW_CHECK(book_ok(b));
+	HGW_CHECK_EQ(msg_delete(b, 1, 5), 1);
+	HGW_CHECK_EQ(msg_delete(b, 1, big), 1);
+	HGW_CHECK(order_is(b, 5, 0, 0));
+	HGW_CHECK(order_is(b, big, 0, 0));
+	HGW_CHECK(book_ok(b));
+	/* Its slot free again, a ref can be added back. */
+	HGW_CHECK_EQ(add(b, 1, 5, 'B', 10, 400000), 1);
+	HGW_CHECK(order_is(b, 5, 10, 400000));
+	HGW_CHECK_EQ(hgw_book_stats(b)->live_orders, 5);
+	HGW_CHECK(book_ok(b));
+	/* Drain: the book ends empty and consistent. */
+	HGW_CHECK_EQ(msg_delete(b, 1, 5), 1);
+	HGW_CHECK_EQ(msg_delete(b, 1, 7), 1);
+	HGW_CHECK_EQ(msg_delete(b, 1, 37), 1);
+	HGW_CHECK_EQ(msg_delete(b, 1, 39), 1);
+	HGW_CHECK_EQ(msg_delete(b, 1, 69), 1);
+	HGW_CHECK_EQ(msg_exec(b, 1, 7, 1), 0);
+	HGW_CHECK_EQ(hgw_book_stats(b)->live_orders, 0);
+	HGW_CHECK_EQ(hgw_book_depth(b, 1, 'B') + hgw_book_depth(b, 1, 'S'), 0);
+	HGW_CHECK_EQ(stat_errors(b), 8);
+	HGW_CHECK(book_ok(b));
+	free(b);
+}
+
 /* Find the one aligned u64 equal to v in the book's memory. */
 static uint64_t *
 find_u64(void *mem, size_t sz, uint64_t v)
@@ -1157,6 +1241,11 @@ test_check_detects(void)
 	add(b, 1, 0x0123456789abull, 'B', 0x1234567, 400000);
 	add(b, 1, 2, 'B', 10, 401000);
 	add(b, 1, 3, 'S', 10, 402000);
+	/* References too large for the window's tags, around the first one:
+	 * the book's bounds of its overflow table hold these two, so the
+	 * first one's value is stored once, in its slot. */
+	add(b, 1, 0x010000000000ull, 'S', 10, 403000);
+	add(b, 1, 0x020000000000ull, 'S', 10, 404000);
 	HGW_CHECK(book_ok(b));
 	/* A level aggregate off by one share. */
 	p = find_u64(b, sz, 0x1234567);
@@ -1854,6 +1943,7 @@ main(void)
 	HGW_TEST(test_level_full);
 	HGW_TEST(test_deep_levels);
 	HGW_TEST(test_hash_collisions);
+	HGW_TEST(test_window_overflow);
 	HGW_TEST(test_check_detects);
 	HGW_TEST(test_check_large);
 	rec.on = 1;

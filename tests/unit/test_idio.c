@@ -11,6 +11,12 @@
 #include "hgw_idio.h"
 #include "hgw_test.h"
 
+/* lib/feed recognises the pattern without depending on lib/idio: the two
+ * definitions must agree, or a use after free reads as not_ipv4. */
+_Static_assert(HGW_IDIO_POISON == HGW_FEED_POISON, "poison pattern");
+_Static_assert(HGW_IDIO_POISON_CHECK == HGW_FEED_POISON_CHECK,
+	       "poison bytes checked");
+
 /* The lines of a range: a message inside one line, one crossing a line
  * boundary, one ending exactly on a boundary, empty ranges. */
 static void
