@@ -43,7 +43,7 @@ def main():
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--gap-ms', default='2,20')
     ap.add_argument('--duration', type=float, default=5.0)
-    ap.add_argument('--wait', type=float, default=10.0)
+    ap.add_argument("--wait", type=float, default=30.0)  # a loaded host starts slowly
     a = ap.parse_args()
     lo, hi = (float(x) for x in a.gap_ms.split(','))
     rng = random.Random(a.seed)
