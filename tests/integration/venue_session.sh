@@ -171,7 +171,13 @@ restart)
 		-- -c "$T/conf.ini" --set venue.port="$PORT" \
 		--set replay.pace=rate --set replay.pps=3000 >"$T/out1" 2>&1) &
 	hwpid=$!
-	sleep 3
+	# killed once orders flow (a loaded host starts slowly), mid-replay
+	for ((i = 0; i < 600; i++)); do
+		grep -q '"type": "U"' "$T/sim.jsonl" 2>/dev/null && break
+		kill -0 "$hwpid" 2>/dev/null || break
+		sleep 0.05
+	done
+	sleep 0.5
 	kill -KILL "$hwpid" 2>/dev/null || true
 	wait "$hwpid" 2>/dev/null || true
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
