@@ -121,7 +121,7 @@ cpus_fmt(const struct cpus *s, char *buf, size_t size)
 }
 
 /* The file root/path into buf, trailing newline removed. 0 or -errno. */
-static int
+static int __attribute__((format(printf, 4, 5)))
 readf(const char *root, char *buf, size_t size, const char *fmt, ...)
 {
 	char path[512];
