@@ -512,30 +512,34 @@ answer_slot(struct hgw_risk *r, uint32_t user_ref)
 	return i;
 }
 
-int
-hgw_risk_fill(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
+/* qty of an open order's shares (at most what is open) leave it: filled
+ * (to the position) or not. */
+static int
+answer_take(struct hgw_risk *r, uint32_t user_ref, uint32_t qty, int filled)
 {
 	int64_t i = answer_slot(r, user_ref);
 
 	if (i < 0)
 		return (int)i;
 	qty = min_u32(qty, r->open[i].remaining);
-	r->stats.filled_shares += qty;
-	open_take(r, (uint32_t)i, qty, 1);
+	if (filled)
+		r->stats.filled_shares += qty;
+	else
+		r->stats.reduced_shares += qty;
+	open_take(r, (uint32_t)i, qty, filled);
 	return 0;
+}
+
+int
+hgw_risk_fill(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
+{
+	return answer_take(r, user_ref, qty, 1);
 }
 
 int
 hgw_risk_reduce(struct hgw_risk *r, uint32_t user_ref, uint32_t qty)
 {
-	int64_t i = answer_slot(r, user_ref);
-
-	if (i < 0)
-		return (int)i;
-	qty = min_u32(qty, r->open[i].remaining);
-	r->stats.reduced_shares += qty;
-	open_take(r, (uint32_t)i, qty, 0);
-	return 0;
+	return answer_take(r, user_ref, qty, 0);
 }
 
 int

@@ -331,33 +331,9 @@ fills)
 	# orders the venue received, with the same rejects and the same
 	# filled, cancelled and open shares.
 	sim_start --fill-pct 100
-	cat >"$T/fills.ini" <<EOF
-[book]
-instruments = 256
-orders = 262144
-[table]
-file = $T/table.tbl
-[risk]
-max_position = 1500
-max_open_orders = 2
-max_orders_instrument = 20
-max_orders_total = 200
-window_ms = 50
-[run]
-workers = 3
-dedup = tx-lcore
-idle_timeout_ms = 0
-events_log = $T/events.log
-[venue]
-host = 127.0.0.1
-username = U
-password = P
-session = S
-state_file = $T/state
-journal = $T/venue.jl
-max_orders_per_sec = 0
-max_orders_per_sec_per_symbol = 0
-EOF
+	sed -e 's/^max_position = .*/max_position = 1500\nmax_open_orders = 2/' \
+		-e "s|^workers = 2|workers = 3\\nevents_log = $T/events.log|" \
+		"$T/conf.ini" >"$T/fills.ini"
 	RC=0
 	run_hw "--lcores=0@0,1@1,2@0,3@1,4@0" \
 		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
