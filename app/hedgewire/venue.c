@@ -118,10 +118,18 @@ hgw_venue_check(const struct hgw_config *c)
 		    "own, so no single owner of the venue session (use "
 		    "tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ? "claim" :
 		    "none");
-	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
-		die("[venue] with [run] dedup = downstream: hgw-dedup would own "
-		    "the session, and the venue's answers have no way back to "
-		    "the replicas yet (use tx-lcore)");
+	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
+		die("bad value for [venue] host: '%s' (expected an IPv4 "
+		    "address)", c->venue_host);
+	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM) {
+		/* hgw-dedup owns the session (its options); hedgewire reads
+		 * the relay on the order port's own RX queue */
+		if (c->tx_port == c->rx_port)
+			die("[venue] with [run] dedup = downstream needs [order] "
+			    "port apart from [rx] port (%u): the venue's answers "
+			    "come back on the order port's RX queue", c->rx_port);
+		return;
+	}
 	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
 		die("bad value for [venue] host: '%s' (expected an IPv4 "
 		    "address)", c->venue_host);
@@ -157,8 +165,8 @@ hgw_venue_init(const struct hgw_config *c)
 	struct in_addr a;
 	struct timespec ts;
 
-	if (c->venue_host[0] == '\0')
-		return NULL;
+	if (c->venue_host[0] == '\0' || c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
+		return NULL;     /* downstream: hgw-dedup's (relay.c) */
 	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
 		die("bad value for [venue] host: '%s'", c->venue_host);
 	v = rte_zmalloc("hgw_venue", sizeof(*v), RTE_CACHE_LINE_SIZE);
@@ -608,6 +616,61 @@ journal_line(const struct hgw_venue_msg *m)
 }
 
 void
+hgw_venue_ctl_take(const struct hgw_venue_msg *m)
+{
+	journal_line(m);
+	if (ctl_closed)
+		return;
+	if (!m->ok) {
+		/* an answer the replicas cannot take: they would miss what
+		 * it says, so stop trading */
+		ctl_not_posted++;
+		ctl_lost_calls++;
+		hgw_ctl_session_lost();
+		return;
+	}
+	if (hgw_ctl_venue_answer(&m->a) == 0)
+		ctl_posted++;
+	else
+		ctl_not_posted++;
+}
+
+void
+hgw_venue_ctl_open(const struct hgw_config *c)
+{
+	if (c->venue_journal[0] != '\0' && journal == NULL)
+		journal_open(c->venue_journal);
+}
+
+int
+hgw_venue_ctl_flush(void)
+{
+	if (journal != NULL && fflush(journal) != 0) {
+		ctl_journal_errors++;
+		return -1;
+	}
+	return 0;
+}
+
+void
+hgw_venue_ctl_report(FILE *out, int close)
+{
+	ctl_closed |= close;
+	fprintf(out, "venue: relayed messages to the replicas %" PRIu64
+		", not taken %" PRIu64 ", journal %s%s\n", ctl_posted,
+		ctl_not_posted, journal != NULL ? journal_path : "none",
+		ctl_journal_errors ? " (WRITE ERRORS)" : "");
+}
+
+void
+hgw_venue_ctl_fini(void)
+{
+	if (journal != NULL)
+		fclose(journal);
+	journal = NULL;
+}
+
+void
 hgw_venue_ctl_poll(struct hgw_venue *v)
 {
 	struct hgw_venue_msg m[32];
@@ -620,22 +683,8 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 	while ((n = rte_ring_sc_dequeue_burst_elem(v->answers, m, sizeof(m[0]),
 						   RTE_DIM(m), NULL)) != 0)
 		for (unsigned int i = 0; i < n; i++) {
-			journal_line(&m[i]);
+			hgw_venue_ctl_take(&m[i]);
 			done = m[i].a.seq;
-			if (ctl_closed)
-				continue;
-			if (!m[i].ok) {
-				/* an answer the replicas cannot take: they
-				 * would miss what it says, so stop trading */
-				ctl_not_posted++;
-				ctl_lost_calls++;
-				hgw_ctl_session_lost();
-				continue;
-			}
-			if (hgw_ctl_venue_answer(&m[i].a) == 0)
-				ctl_posted++;
-			else
-				ctl_not_posted++;
 		}
 	if (journal != NULL && fflush(journal) != 0)
 		ctl_journal_errors++;

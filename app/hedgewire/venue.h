@@ -143,6 +143,20 @@ void hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t);
  * and hand over the venue's messages, and a lost session as a kill. */
 void hgw_venue_ctl_poll(struct hgw_venue *v);
 
+/* Control lcore: journal one sequenced message and give it to every
+ * replica (hgw_ctl_venue_answer); one that did not decode is a kill.
+ * The tx-lcore path (hgw_venue_ctl_poll) and the downstream relay
+ * (relay.c) both come here. */
+void hgw_venue_ctl_take(const struct hgw_venue_msg *m);
+
+/* Downstream relay: open [venue] journal (start-up), flush it (control
+ * lcore, every poll: 0 or -1), print the control side's counters (close:
+ * from now on to the journal only), close it. */
+void hgw_venue_ctl_open(const struct hgw_config *c);
+int hgw_venue_ctl_flush(void);
+void hgw_venue_ctl_report(FILE *out, int close);
+void hgw_venue_ctl_fini(void);
+
 /* After the join: the session's counters. Returns what went wrong that
  * the replicas could not be told of: venue messages lost on their way,
  * and unsent orders that could not be handed back (0: none). */
