@@ -82,8 +82,35 @@ replicas_ok() {
 	expect_eq "replicas agreeing with worker 0" "$(grep -c "agrees with worker 0: yes" "$T/out")" 1
 }
 
+# dd_refuse WHAT [hgw-dedup options]: refused at start-up in one line
+# matching WHAT, exit status not 0
+dd_refuse() {
+	local what=$1 mem
+	shift
+	mem=$("$SRCDIR/scripts/eal-args.sh" 64)
+	# shellcheck disable=SC2086
+	if "$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-bad" \
+		--log-level=error --vdev net_null0 -- --in 0 "$@" \
+		>"$T/bad.out" 2>"$T/bad.err"; then
+		fail "hgw-dedup $* was accepted"
+	fi
+	grep -q -- "$what" "$T/bad.err" || fail "hgw-dedup $*: $(cat "$T/bad.err")"
+	expect_eq "hgw-dedup $*: error lines" "$(grep -c '^hgw-dedup: ' "$T/bad.err")" 1
+}
+
 case $SCENARIO in
 downstream-login)
+	# bad options: one line naming the option
+	v="--venue 127.0.0.1:9 --venue-user U"
+	# shellcheck disable=SC2086
+	dd_refuse "--state-file is required" $v
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue: '127.0.0:9'" $v --venue 127.0.0:9 --state-file "$T/x"
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --dead-ms: 100" $v --state-file "$T/x" --dead-ms 100 --heartbeat-ms 100
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue-user" $v --venue-user TOOLONGUSER --state-file "$T/x"
+	echo "  bad hgw-dedup options refused in one line each"
 	sim_start --fill-pct 30
 	dd_start
 	hwd --set replay.pps=5000
