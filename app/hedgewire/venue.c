@@ -443,21 +443,10 @@ unsent:
 static void
 cancel_run(struct hgw_venue *v, uint64_t now)
 {
-	while (v->cancel_next < v->open_n) {
-		struct hgw_venue_open *o = &v->open[v->cancel_next];
-		uint8_t x[HGW_OUCH_CANCEL_ORDER_LEN];
-
-		if (o->qty != 0) {
-			hgw_ouch_cancel_order(x, o->user_ref, 0);
-			if (hgw_soup_send(&v->soup, x, sizeof(x),
-					  venue_ns(v, now)) != 0)
-				return; /* full or down: later */
-			v->cancels_sent++;
-			o->cancel_sent = 1;
-		}
-		v->cancel_next++;
-	}
-	v->cancel_pending = 0;
+	if (hgw_vgate_cancel_run(&v->soup, v->open, v->open_n,
+				 &v->cancel_next, venue_ns(v, now),
+				 &v->cancels_sent))
+		v->cancel_pending = 0;
 }
 
 void
@@ -480,7 +469,6 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	struct hgw_venue *v = t->venue;
 	struct hgw_venue_msg m;
 	const char *why = NULL;
-	struct hgw_venue_open *o;
 
 	memset(&m, 0, sizeof(m));
 	m.rx_ns = v->epoch_ns0 + venue_ns(v, rte_rdtsc());
@@ -490,35 +478,9 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	atomic_store_explicit(&v->state->last_seq, seq, memory_order_relaxed);
 	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
 		m.ok = 1;
-		o = m.a.type == HGW_OUCH_SYSTEM_EVENT ? NULL :
-			hgw_vgate_open_find(v->open, v->open_n, m.a.user_ref);
-		switch (m.a.type) {
-		case HGW_OUCH_ACCEPTED:
-			if (o != NULL)
-				o->qty = m.a.qty;
-			break;
-		case HGW_OUCH_CANCELED:
-		case HGW_OUCH_AIQ_CANCELED:
-			if (o != NULL && o->cancel_sent) {
-				v->venue_cancelled++;
-				v->venue_cancelled_qty += m.a.qty;
-			}
-			/* fall through */
-		case HGW_OUCH_EXECUTED:
-			if (o != NULL)
-				o->qty = o->qty > m.a.qty ? o->qty - m.a.qty : 0;
-			break;
-		case HGW_OUCH_REJECTED:
-			if (o != NULL)
-				o->qty = 0;
-			break;
-		case HGW_OUCH_MODIFIED:
-			if (o != NULL)
-				o->qty = m.a.qty;
-			break;
-		default:
-			break;
-		}
+		hgw_vgate_open_answer(v->open, v->open_n, &m.a,
+				      &v->venue_cancelled,
+				      &v->venue_cancelled_qty);
 	} else {
 		v->answers_bad++;
 		m.a.seq = seq;

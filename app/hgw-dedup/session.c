@@ -357,20 +357,9 @@ unsent:
 static void
 cancel_run(struct dsess *s)
 {
-	while (s->cancel_next < s->open_n) {
-		struct hgw_venue_open *o = &s->open[s->cancel_next];
-		uint8_t x[HGW_OUCH_CANCEL_ORDER_LEN];
-
-		if (o->qty != 0) {
-			hgw_ouch_cancel_order(x, o->user_ref, 0);
-			if (hgw_soup_send(&s->soup, x, sizeof(x), now_ns(s)) != 0)
-				return; /* full or down: later */
-			s->cancels_sent++;
-			o->cancel_sent = 1;
-		}
-		s->cancel_next++;
-	}
-	s->cancel_pending = 0;
+	if (hgw_vgate_cancel_run(&s->soup, s->open, s->open_n, &s->cancel_next,
+				 now_ns(s), &s->cancels_sent))
+		s->cancel_pending = 0;
 }
 
 int
@@ -411,36 +400,14 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 {
 	struct dsess *s = arg;
 	struct hgw_ouch_answer a;
-	struct hgw_venue_open *o;
 	const char *why;
 	uint8_t b[8 + 1024];
 
 	atomic_store_explicit(&s->state->last_seq, seq, memory_order_relaxed);
-	if (hgw_ouch_answer_decode(msg, len, seq, &a, &why) == 0 &&
-	    a.type != HGW_OUCH_SYSTEM_EVENT &&
-	    (o = hgw_vgate_open_find(s->open, s->open_n, a.user_ref)) != NULL) {
-		switch (a.type) {
-		case HGW_OUCH_ACCEPTED:
-		case HGW_OUCH_MODIFIED:
-			o->qty = a.qty;
-			break;
-		case HGW_OUCH_CANCELED:
-		case HGW_OUCH_AIQ_CANCELED:
-			if (o->cancel_sent) {
-				s->venue_cancelled++;
-				s->venue_cancelled_qty += a.qty;
-			}
-			/* fall through */
-		case HGW_OUCH_EXECUTED:
-			o->qty = o->qty > a.qty ? o->qty - a.qty : 0;
-			break;
-		case HGW_OUCH_REJECTED:
-			o->qty = 0;
-			break;
-		default:
-			break;
-		}
-	}
+	if (hgw_ouch_answer_decode(msg, len, seq, &a, &why) == 0)
+		hgw_vgate_open_answer(s->open, s->open_n, &a,
+				      &s->venue_cancelled,
+				      &s->venue_cancelled_qty);
 	/* hedgewire decodes it itself (a message it cannot decode is a
 	 * kill there); cut to what the relay carries */
 	if (len > 1024)

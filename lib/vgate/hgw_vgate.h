@@ -130,6 +130,24 @@ hgw_vgate_open_compact(struct hgw_venue_open *open, uint32_t *n)
 	*n = j;
 }
 
+struct hgw_ouch_answer;
+struct hgw_soup;
+
+/* A decoded venue answer a: the open order it names (if any) follows it
+ * (Accepted, Modified: the quantity; Executed, Canceled: less; Rejected:
+ * done). Canceled answers after a kill's Cancel Order are counted in
+ * *cancelled and their shares in *cancelled_qty. */
+void hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
+			   const struct hgw_ouch_answer *a, uint64_t *cancelled,
+			   uint64_t *cancelled_qty);
+
+/* A kill: send a Cancel Order (quantity 0) for every open order from
+ * open[*next] on, while the session takes them (*next moves on; counted
+ * in *sent). 1 when all went, 0 when some wait for room or a login. */
+int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
+			 uint32_t n, uint32_t *next, uint64_t now_ns,
+			 uint64_t *sent);
+
 /* ---- downstream relay (README "Venue session", "Downstream mode") -------
  * One relay message per UDP datagram, in either direction on the link
  * between hedgewire's order port and hgw-dedup's input port. UDP payload:

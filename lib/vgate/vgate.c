@@ -10,6 +10,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "hgw_order.h"
+#include "hgw_soupbin.h"
 #include "hgw_vgate.h"
 
 static const char *const unsent_names[] = {
@@ -102,6 +104,62 @@ hgw_vgate_state_unmap(struct hgw_venue_state *st)
 {
 	if (st != NULL)
 		munmap(st, 4096);
+}
+
+void
+hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
+		      const struct hgw_ouch_answer *a, uint64_t *cancelled,
+		      uint64_t *cancelled_qty)
+{
+	struct hgw_venue_open *o;
+
+	if (a->type == HGW_OUCH_SYSTEM_EVENT)
+		return;
+	o = hgw_vgate_open_find(open, n, a->user_ref);
+	if (o == NULL)
+		return;
+	switch (a->type) {
+	case HGW_OUCH_ACCEPTED:
+	case HGW_OUCH_MODIFIED:
+		o->qty = a->qty;
+		break;
+	case HGW_OUCH_CANCELED:
+	case HGW_OUCH_AIQ_CANCELED:
+		if (o->cancel_sent) {
+			(*cancelled)++;
+			*cancelled_qty += a->qty;
+		}
+		/* fall through */
+	case HGW_OUCH_EXECUTED:
+		o->qty = o->qty > a->qty ? o->qty - a->qty : 0;
+		break;
+	case HGW_OUCH_REJECTED:
+		o->qty = 0;
+		break;
+	default:
+		break;
+	}
+}
+
+int
+hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
+		     uint32_t n, uint32_t *next, uint64_t now_ns,
+		     uint64_t *sent)
+{
+	while (*next < n) {
+		struct hgw_venue_open *o = &open[*next];
+		uint8_t x[HGW_OUCH_CANCEL_ORDER_LEN];
+
+		if (o->qty != 0) {
+			hgw_ouch_cancel_order(x, o->user_ref, 0);
+			if (hgw_soup_send(s, x, sizeof(x), now_ns) != 0)
+				return 0;       /* full or down: later */
+			(*sent)++;
+			o->cancel_sent = 1;
+		}
+		(*next)++;
+	}
+	return 1;
 }
 
 size_t
