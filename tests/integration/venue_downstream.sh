@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The venue session in downstream mode (README "Venue session",
 # "Downstream mode"), sourced by venue_session.sh for its downstream-*
 # scenarios (its simulator helpers, conf.ini, feed and table): hedgewire
