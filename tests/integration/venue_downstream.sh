@@ -134,6 +134,8 @@ downstream-login)
 	expect_eq "relay bad" "$(rv ", bad")" 0
 	replicas_ok
 	echo "  sent $sent; $(cat "$T/check2"); replicas took $taken answers"
+	echo "  hedgewire: $(grep '^venue: relay from' "$T/out" | cut -c8-)"
+	echo "  hgw-dedup: $(grep '^venue: relayed' "$T/dd.out" | cut -c8-)"
 	;;
 downstream-rate)
 	sim_start
