@@ -83,6 +83,9 @@ static struct {
 	struct hgw_table_set *tables;   /* NULL: feed only / after fini */
 	struct hgw_txlcore *txl;        /* tx-lcore mode: kill recalls */
 	uint64_t unsent_posted;
+	/* times the kill switch went on: written under lock (release),
+	 * read by the control lcore's downstream relay (acquire) */
+	_Atomic uint32_t kills_on;
 	uint64_t venue_posted, venue_failed;    /* venue answers */
 	int closed;
 	int membarrier;                 /* 1: registered; 0: workers fence */
@@ -358,6 +361,11 @@ kill_post(struct hgw_event *e, char *err, size_t errlen)
 
 	if (rc == 0)
 		ctl.kill = e->arg;
+	if (rc == 0 && e->arg == 1)
+		/* release: the kill event is queued before the downstream
+		 * relay (hgw_ctl_kills, acquire) tells hgw-dedup */
+		atomic_fetch_add_explicit(&ctl.kills_on, 1,
+					  memory_order_release);
 	if (rc == 0 && e->arg == 1 && ctl.txl != NULL)
 		/* release: the kill event is queued before the TX lcore,
 		 * which fences with acquire when it sees this, recalls */
@@ -840,6 +848,25 @@ hgw_ctl_event_room(void)
 	return room;
 }
 
+/* One UNSENT event (under ctl.lock): every replica takes the order of
+ * trigger (key, seq) back out of its position at one feed position. */
+static int
+unsent_one(uint64_t key, uint64_t seq)
+{
+	struct hgw_event e = { .type = HGW_EVENT_UNSENT, .tkey = key,
+			       .value = seq };
+	char err[128];
+
+	session_name(key, e.symbol);
+	if (post(&e, 0, err, sizeof(err)) == 0) {
+		ctl.unsent_posted++;
+		return 0;
+	}
+	RTE_LOG(ERR, HGW_CTL, "recalled order (seq %" PRIu64 ") not taken "
+		"back: %s\n", seq, err);
+	return -1;
+}
+
 /* Orders the kill switch recalled from the TX lcore's queues (under
  * ctl.lock): every replica counted them as sent; an UNSENT event each
  * takes them back out of every replica's position at one feed position. */
@@ -847,21 +874,55 @@ static void
 unsent_post(void)
 {
 	struct hgw_recalled rc;
-	char err[128];
 
 	while (event_room() != 0 &&
 	       rte_ring_sc_dequeue_elem(ctl.txl->recalled, &rc,
-					sizeof(rc)) == 0) {
-		struct hgw_event e = { .type = HGW_EVENT_UNSENT, .tkey = rc.key,
-				       .value = rc.seq };
+					sizeof(rc)) == 0)
+		unsent_one(rc.key, rc.seq);
+}
 
-		session_name(rc.key, e.symbol);
-		if (post(&e, 0, err, sizeof(err)) == 0)
-			ctl.unsent_posted++;
-		else
-			RTE_LOG(ERR, HGW_CTL, "recalled order (seq %" PRIu64
-				") not taken back: %s\n", rc.seq, err);
+int
+hgw_ctl_unsent(uint64_t key, uint64_t seq)
+{
+	int rc;
+
+	pthread_mutex_lock(&ctl.lock);
+	rc = unsent_one(key, seq);
+	pthread_mutex_unlock(&ctl.lock);
+	return rc;
+}
+
+int
+hgw_ctl_session_key(const char tail[4], uint64_t *key)
+{
+	int found = -1;
+
+	/* the latest session met whose name ends in tail; the entries
+	 * below the index a horizon publishes were written before that
+	 * release store (acquire here) */
+	for (uint32_t j = 0; j < ctl.n && found < 0; j++) {
+		uint64_t h = atomic_load_explicit(&ctl.w[j].shared.horizon,
+						  memory_order_acquire);
+		uint32_t met = (uint32_t)(h >> 56);
+
+		for (uint32_t s = met < HGW_FEED_MAX_SESSIONS ? met :
+		     HGW_FEED_MAX_SESSIONS; s-- > 0;)
+			if (memcmp(ctl.w[j].feed.sessions[s].name +
+				   HGW_MOLD_SESSION_LEN - 4, tail, 4) == 0) {
+				*key = ctl.w[j].feed.sessions[s].key;
+				found = 0;
+				break;
+			}
 	}
+	return found;
+}
+
+uint32_t
+hgw_ctl_kills(void)
+{
+	/* acquire: pairs with kill_post's release; the kill event is
+	 * queued before the count says so */
+	return atomic_load_explicit(&ctl.kills_on, memory_order_acquire);
 }
 
 /* Take worker i out of the race (under ctl.lock): the announce word's

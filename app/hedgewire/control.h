@@ -69,4 +69,13 @@ void hgw_ctl_kill(const char *why);
  * (never overwriting); if that fails the old one stays open (logged). */
 void hgw_ctl_reopen_log(void);
 
+/* Downstream relay (relay.c), control lcore: an UNSENT event for trigger
+ * (key, seq), as for the TX lcore's recalls (0, or -1: not posted);
+ * the session key of the latest feed session whose name ends in tail
+ * (an order's ClOrdID carries those 4 characters: 0, or -1); and how many
+ * times the kill switch went on so far. */
+int hgw_ctl_unsent(uint64_t key, uint64_t seq);
+int hgw_ctl_session_key(const char tail[4], uint64_t *key);
+uint32_t hgw_ctl_kills(void);
+
 #endif /* HGW_APP_CONTROL_H */

@@ -43,6 +43,7 @@
 #include "config.h"
 #include "control.h"
 #include "venue.h"
+#include "relay.h"
 #include "hgw_cli.h"
 #include "hgw_chanmap.h"
 #include "hgw_port.h"
@@ -322,6 +323,10 @@ ports_setup(const struct hgw_config *c, int trading)
 	uint16_t nw = (uint16_t)c->workers;
 	/* TX queues: one per worker, or the TX lcore's one */
 	uint16_t ntx = c->dedup == HGW_DEDUP_MODE_TXLCORE ? 1 : nw;
+
+	/* downstream with [venue]: one more for the control lcore's relay
+	 * commands to hgw-dedup (relay.h) */
+	ntx = (uint16_t)(ntx + hgw_relay_wanted(c));
 
 	if (!rte_eth_dev_is_valid_port(c->rx_port))
 		die("[rx] port = %u: no such DPDK port (%u available; pass a "
@@ -1018,6 +1023,7 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 		hgw_ctl_poll();
 		if (txlcore.venue != NULL)
 			hgw_venue_ctl_poll(txlcore.venue);
+		hgw_relay_poll(0);
 		journal_tick(c, t);
 		if (signalled)
 			return STOP_SIGNAL;
@@ -1355,6 +1361,8 @@ main(int argc, char **argv)
 		     trade ? &trading.tables : NULL, txl ? &txlcore : NULL);
 	hgw_stats_tel_init(workers, conf.workers, txl ? &txlcore : NULL,
 			   conf.latency_bits);
+	if (trade)
+		hgw_relay_init(&conf);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf.rx_port, conf.workers, hgw_book_memsize(&conf.book) >> 20,
 		trade ? ", trading" : ", feed only");
@@ -1435,6 +1443,19 @@ main(int argc, char **argv)
 		    hgw_venue_report(txlcore.venue, stdout) != 0) {
 			fprintf(stderr, "hedgewire: venue: messages or unsent "
 				"orders the replicas were not told of\n");
+			status |= EXIT_ORDERS;
+		}
+	}
+	if (trade && hgw_relay_wanted(&conf)) {
+		/* what hgw-dedup still relays (answers to the last orders)
+		 * goes to the journal only: 500 ms */
+		for (int i = 0; i < 50; i++) {
+			hgw_relay_poll(1);
+			rte_delay_us_sleep(10000);
+		}
+		if (hgw_relay_report(stdout) != 0) {
+			fprintf(stderr, "hedgewire: venue: unsent orders the "
+				"replicas could not take back\n");
 			status |= EXIT_ORDERS;
 		}
 	}
@@ -1639,6 +1660,7 @@ main(int argc, char **argv)
 		rte_ring_free(txlcore.rings[i]);
 	}
 	hgw_venue_fini(txlcore.venue);
+	hgw_relay_fini();
 	hgw_ctl_fini();
 	if (trading.table != NULL)
 		hgw_table_set_free(&trading.tables);

@@ -8,8 +8,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -61,57 +59,16 @@ venue_ns(const struct hgw_venue *v, uint64_t tsc)
 	return (uint64_t)((double)(tsc - v->tsc0) * v->ns_per_tsc);
 }
 
-static uint32_t
-today(void)
-{
-	time_t t = time(NULL);
-	struct tm tm;
-
-	localtime_r(&t, &tm);
-	return (uint32_t)((tm.tm_year + 1900) * 10000 + (tm.tm_mon + 1) * 100 +
-			  tm.tm_mday);
-}
-
-/* The state file: a page, mapped shared; reset on a new day. */
+/* The state file (hgw_vgate_state_map): exits with one line. */
 static struct hgw_venue_state *
 state_map(const char *path, uint64_t *floor)
 {
-	struct hgw_venue_state *st;
-	struct stat sb;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
-	uint32_t day = today();
+	char err[300];
+	struct hgw_venue_state *st = hgw_vgate_state_map(path, floor, err,
+							 sizeof(err));
 
-	if (fd < 0)
-		die("[venue] state_file: cannot open '%s': %s", path,
-		    strerror(errno));
-	if (fstat(fd, &sb) != 0 || !S_ISREG(sb.st_mode))
-		die("[venue] state_file: '%s' is not a regular file", path);
-	if (sb.st_size != 0 && sb.st_size != 4096)
-		die("[venue] state_file: '%s' is %lld bytes, not a state file "
-		    "(4096)", path, (long long)sb.st_size);
-	if (sb.st_size == 0 && ftruncate(fd, 4096) != 0)
-		die("[venue] state_file: cannot size '%s': %s", path,
-		    strerror(errno));
-	st = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (st == MAP_FAILED)
-		die("[venue] state_file: cannot map '%s': %s", path,
-		    strerror(errno));
-	if (sb.st_size != 0 && memcmp(st->magic, "HGWVST1", 8) != 0)
-		die("[venue] state_file: '%s' is not a hedgewire state file",
-		    path);
-	if (sb.st_size == 0 || st->day != day) {
-		memset(st, 0, sizeof(*st));
-		memcpy(st->magic, "HGWVST1", 8);
-		st->day = day;
-		atomic_store_explicit(&st->last_user_ref, 0,
-				      memory_order_relaxed);
-		if (msync(st, 4096, MS_SYNC) != 0)
-			die("[venue] state_file: cannot write '%s': %s", path,
-			    strerror(errno));
-	}
-	*floor = atomic_load_explicit(&st->last_user_ref,
-				      memory_order_relaxed);
+	if (st == NULL)
+		die("[venue] state_file: %s", err);
 	return st;
 }
 
@@ -161,10 +118,18 @@ hgw_venue_check(const struct hgw_config *c)
 		    "own, so no single owner of the venue session (use "
 		    "tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ? "claim" :
 		    "none");
-	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
-		die("[venue] with [run] dedup = downstream: hgw-dedup would own "
-		    "the session, and the venue's answers have no way back to "
-		    "the replicas yet (use tx-lcore)");
+	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
+		die("bad value for [venue] host: '%s' (expected an IPv4 "
+		    "address)", c->venue_host);
+	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM) {
+		/* hgw-dedup owns the session (its options); hedgewire reads
+		 * the relay on the order port's own RX queue */
+		if (c->tx_port == c->rx_port)
+			die("[venue] with [run] dedup = downstream needs [order] "
+			    "port apart from [rx] port (%u): the venue's answers "
+			    "come back on the order port's RX queue", c->rx_port);
+		return;
+	}
 	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
 		die("bad value for [venue] host: '%s' (expected an IPv4 "
 		    "address)", c->venue_host);
@@ -200,8 +165,8 @@ hgw_venue_init(const struct hgw_config *c)
 	struct in_addr a;
 	struct timespec ts;
 
-	if (c->venue_host[0] == '\0')
-		return NULL;
+	if (c->venue_host[0] == '\0' || c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
+		return NULL;     /* downstream: hgw-dedup's (relay.c) */
 	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
 		die("bad value for [venue] host: '%s'", c->venue_host);
 	v = rte_zmalloc("hgw_venue", sizeof(*v), RTE_CACHE_LINE_SIZE);
@@ -348,77 +313,13 @@ back_drain(struct hgw_venue *v, struct hgw_txlcore *t)
 	}
 }
 
-/* The per-instrument slot of symbol (8 bytes), or NULL when full. */
-static struct hgw_venue_sym *
-sym_slot(struct hgw_venue *v, uint64_t sym)
-{
-	uint32_t h = (uint32_t)((sym * 0x9e3779b97f4a7c15ull) >> 40);
-
-	for (uint32_t i = 0; i < v->nsyms; i++) {
-		struct hgw_venue_sym *s = &v->syms[(h + i) & (v->nsyms - 1)];
-
-		if (s->sym == sym)
-			return s;
-		if (s->sym == 0) {
-			s->sym = sym;
-			return s;
-		}
-	}
-	return NULL;
-}
-
-/* Sliding window: an order may go at now when fewer than cap went in
- * the last second, i.e. the cap-th last one is at least 1 s old. */
-static inline int
-window_full(const uint64_t *times, uint32_t head, uint32_t n, uint32_t cap,
-	    uint64_t now, uint64_t hz)
-{
-	return n == cap && now - times[head] < hz;
-}
-
-static inline void
-window_add(uint64_t *times, uint32_t *head, uint32_t *n, uint32_t cap,
-	   uint64_t now)
-{
-	if (*n < cap) {
-		times[(*head + *n) % cap] = now;
-		(*n)++;
-	} else {
-		times[*head] = now;
-		*head = (*head + 1) % cap;
-	}
-}
-
-static struct hgw_venue_open *
-open_find(struct hgw_venue *v, uint32_t user_ref)
-{
-	uint32_t lo = 0, hi = v->open_n;
-
-	/* UserRefNums are sent in increasing order: open[] is sorted */
-	while (lo < hi) {
-		uint32_t mid = (lo + hi) / 2;
-
-		if (v->open[mid].user_ref < user_ref)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < v->open_n && v->open[lo].user_ref == user_ref ?
-		&v->open[lo] : NULL;
-}
-
 /* Drop the orders that are done from open[] (keeps the order). */
 static void
 open_compact(struct hgw_venue *v)
 {
-	uint32_t j = 0;
-
-	for (uint32_t i = 0; i < v->open_n; i++)
-		if (v->open[i].qty != 0)
-			v->open[j++] = v->open[i];
-	if (v->cancel_next > j)
-		v->cancel_next = j;
-	v->open_n = j;
+	hgw_vgate_open_compact(v->open, &v->open_n);
+	if (v->cancel_next > v->open_n)
+		v->cancel_next = v->open_n;
 }
 
 /* A packet the session could not write whole before a drop: if it is
@@ -432,7 +333,7 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 
 	if (len != ORDER_SOUP_LEN || pkt[3] != 'O')
 		return;         /* a cancel: sent again after the next login */
-	o = open_find(v, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
+	o = hgw_vgate_open_find(v->open, v->open_n, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
 		      (uint32_t)pkt[6] << 8 | pkt[7]);
 	if (o == NULL)
 		return;
@@ -466,19 +367,19 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 		goto unsent;
 	}
 	if (v->cap_total != 0 &&
-	    window_full(v->total_times, v->total_head, v->total_n,
+	    hgw_vgate_window_full(v->total_times, v->total_head, v->total_n,
 			v->cap_total, now, v->hz)) {
 		why = HGW_VENUE_UNSENT_RATE_TOTAL;
 		goto unsent;
 	}
 	if (v->cap_symbol != 0) {
 		memcpy(&sk, o + 10, 8);
-		sym = sym_slot(v, sk);
+		sym = hgw_vgate_sym_slot(v->syms, v->nsyms, sk);
 		if (sym == NULL) {
 			why = HGW_VENUE_UNSENT_SYMBOLS_FULL;
 			goto unsent;
 		}
-		if (window_full(v->sym_times + (size_t)(sym - v->syms) *
+		if (hgw_vgate_window_full(v->sym_times + (size_t)(sym - v->syms) *
 				v->cap_symbol, sym->head, sym->n,
 				v->cap_symbol, now, v->hz)) {
 			why = HGW_VENUE_UNSENT_RATE_SYMBOL;
@@ -521,10 +422,10 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	s->misses += now - h->rx_tsc > s->miss_tsc;
 	v->state->orders++;
 	if (v->cap_total != 0)
-		window_add(v->total_times, &v->total_head, &v->total_n,
+		hgw_vgate_window_add(v->total_times, &v->total_head, &v->total_n,
 			   v->cap_total, now);
 	if (sym != NULL)
-		window_add(v->sym_times + (size_t)(sym - v->syms) *
+		hgw_vgate_window_add(v->sym_times + (size_t)(sym - v->syms) *
 			   v->cap_symbol, &sym->head, &sym->n, v->cap_symbol,
 			   now);
 	if (s->journal != NULL)
@@ -542,21 +443,10 @@ unsent:
 static void
 cancel_run(struct hgw_venue *v, uint64_t now)
 {
-	while (v->cancel_next < v->open_n) {
-		struct hgw_venue_open *o = &v->open[v->cancel_next];
-		uint8_t x[HGW_OUCH_CANCEL_ORDER_LEN];
-
-		if (o->qty != 0) {
-			hgw_ouch_cancel_order(x, o->user_ref, 0);
-			if (hgw_soup_send(&v->soup, x, sizeof(x),
-					  venue_ns(v, now)) != 0)
-				return; /* full or down: later */
-			v->cancels_sent++;
-			o->cancel_sent = 1;
-		}
-		v->cancel_next++;
-	}
-	v->cancel_pending = 0;
+	if (hgw_vgate_cancel_run(&v->soup, v->open, v->open_n,
+				 &v->cancel_next, venue_ns(v, now),
+				 &v->cancels_sent))
+		v->cancel_pending = 0;
 }
 
 void
@@ -579,7 +469,6 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	struct hgw_venue *v = t->venue;
 	struct hgw_venue_msg m;
 	const char *why = NULL;
-	struct hgw_venue_open *o;
 
 	memset(&m, 0, sizeof(m));
 	m.rx_ns = v->epoch_ns0 + venue_ns(v, rte_rdtsc());
@@ -589,35 +478,9 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	atomic_store_explicit(&v->state->last_seq, seq, memory_order_relaxed);
 	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
 		m.ok = 1;
-		o = m.a.type == HGW_OUCH_SYSTEM_EVENT ? NULL :
-			open_find(v, m.a.user_ref);
-		switch (m.a.type) {
-		case HGW_OUCH_ACCEPTED:
-			if (o != NULL)
-				o->qty = m.a.qty;
-			break;
-		case HGW_OUCH_CANCELED:
-		case HGW_OUCH_AIQ_CANCELED:
-			if (o != NULL && o->cancel_sent) {
-				v->venue_cancelled++;
-				v->venue_cancelled_qty += m.a.qty;
-			}
-			/* fall through */
-		case HGW_OUCH_EXECUTED:
-			if (o != NULL)
-				o->qty = o->qty > m.a.qty ? o->qty - m.a.qty : 0;
-			break;
-		case HGW_OUCH_REJECTED:
-			if (o != NULL)
-				o->qty = 0;
-			break;
-		case HGW_OUCH_MODIFIED:
-			if (o != NULL)
-				o->qty = m.a.qty;
-			break;
-		default:
-			break;
-		}
+		hgw_vgate_open_answer(v->open, v->open_n, &m.a,
+				      &v->venue_cancelled,
+				      &v->venue_cancelled_qty);
 	} else {
 		v->answers_bad++;
 		m.a.seq = seq;
@@ -715,6 +578,61 @@ journal_line(const struct hgw_venue_msg *m)
 }
 
 void
+hgw_venue_ctl_take(const struct hgw_venue_msg *m)
+{
+	journal_line(m);
+	if (ctl_closed)
+		return;
+	if (!m->ok) {
+		/* an answer the replicas cannot take: they would miss what
+		 * it says, so stop trading */
+		ctl_not_posted++;
+		ctl_lost_calls++;
+		hgw_ctl_session_lost();
+		return;
+	}
+	if (hgw_ctl_venue_answer(&m->a) == 0)
+		ctl_posted++;
+	else
+		ctl_not_posted++;
+}
+
+void
+hgw_venue_ctl_open(const struct hgw_config *c)
+{
+	if (c->venue_journal[0] != '\0' && journal == NULL)
+		journal_open(c->venue_journal);
+}
+
+int
+hgw_venue_ctl_flush(void)
+{
+	if (journal != NULL && fflush(journal) != 0) {
+		ctl_journal_errors++;
+		return -1;
+	}
+	return 0;
+}
+
+void
+hgw_venue_ctl_report(FILE *out, int close)
+{
+	ctl_closed |= close;
+	fprintf(out, "venue: relayed messages to the replicas %" PRIu64
+		", not taken %" PRIu64 ", journal %s%s\n", ctl_posted,
+		ctl_not_posted, journal != NULL ? journal_path : "none",
+		ctl_journal_errors ? " (WRITE ERRORS)" : "");
+}
+
+void
+hgw_venue_ctl_fini(void)
+{
+	if (journal != NULL)
+		fclose(journal);
+	journal = NULL;
+}
+
+void
 hgw_venue_ctl_poll(struct hgw_venue *v)
 {
 	struct hgw_venue_msg m[32];
@@ -733,22 +651,8 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 						   NULL)) != 0) {
 		room -= n;
 		for (unsigned int i = 0; i < n; i++) {
-			journal_line(&m[i]);
+			hgw_venue_ctl_take(&m[i]);
 			done = m[i].a.seq;
-			if (ctl_closed)
-				continue;
-			if (!m[i].ok) {
-				/* an answer the replicas cannot take: they
-				 * would miss what it says, so stop trading */
-				ctl_not_posted++;
-				ctl_lost_calls++;
-				hgw_ctl_session_lost();
-				continue;
-			}
-			if (hgw_ctl_venue_answer(&m[i].a) == 0)
-				ctl_posted++;
-			else
-				ctl_not_posted++;
 		}
 	}
 	if (journal != NULL && fflush(journal) != 0)
@@ -826,7 +730,7 @@ hgw_venue_fini(struct hgw_venue *v)
 	if (journal != NULL)
 		fclose(journal);
 	journal = NULL;
-	munmap(v->state, 4096);
+	hgw_vgate_state_unmap(v->state);
 	hgw_soup_fini(&v->soup);
 	rte_ring_free(v->answers);
 	rte_free(v->total_times);

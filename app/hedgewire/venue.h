@@ -26,20 +26,13 @@
 #include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_soupbin.h"
+#include "hgw_vgate.h"
 
 struct hgw_txlcore;
 struct hgw_handoff;
 
 /* Why an order that passed dedup did not go to the venue. */
-#define HGW_VENUE_UNSENT_REASONS(X)                                          \
-	X(DOWN, "session down")                                              \
-	X(USER_REF, "UserRefNum not above the last one sent today")          \
-	X(RATE_TOTAL, "over max_orders_per_sec")                             \
-	X(RATE_SYMBOL, "over max_orders_per_sec_per_symbol")                 \
-	X(SYMBOLS_FULL, "too many instruments for the per-symbol cap")       \
-	X(OUT_FULL, "session output buffer full")                            \
-	X(OPEN_FULL, "open-order table full")                                \
-	X(DROPPED, "not wholly written when the session dropped")
+#define HGW_VENUE_UNSENT_REASONS(X) HGW_VGATE_UNSENT_REASONS(X)
 
 enum hgw_venue_unsent {
 #define HGW_VENUE_X(c, s) HGW_VENUE_UNSENT_##c,
@@ -59,41 +52,6 @@ struct hgw_venue_msg {
 	uint8_t raw[HGW_VENUE_RAW];     /* its first bytes */
 };
 _Static_assert(sizeof(struct hgw_venue_msg) % 8 == 0, "ring element size");
-
-/* The per-run file of the venue's sequenced messages, the state file's
- * mapping and the session counters the summary prints. */
-struct hgw_venue_state {
-	char magic[8];                  /* "HGWVST1" */
-	uint32_t day;                   /* YYYYMMDD, local time */
-	uint32_t pad;
-	/* The last UserRefNum handed to the socket today. Stored (relaxed:
-	 * nobody reads it while we run; MAP_SHARED puts it in the page
-	 * cache, which a SIGKILL keeps) before the send, so a crash can
-	 * skip a number, never repeat one. */
-	_Atomic uint64_t last_user_ref;
-	/* The last sequenced message received today (TX lcore, relaxed,
-	 * as above; informative). */
-	_Atomic uint64_t last_seq;
-	/* The last one the control lcore has journalled (written out of
-	 * stdio) and handed to the replicas: a restart asks for the one
-	 * after it, so nothing received before a crash is missing from
-	 * the journals. Control lcore only, relaxed. */
-	_Atomic uint64_t done_seq;
-	uint64_t orders;                /* orders sent today (informative) */
-};
-
-struct hgw_venue_open {
-	uint32_t user_ref;
-	uint32_t qty;                   /* open quantity (0: done) */
-	uint64_t key, seq;              /* its trigger */
-	uint32_t cancel_sent;           /* a kill's Cancel Order went */
-	uint32_t pad;
-};
-
-struct hgw_venue_sym {
-	uint64_t sym;                   /* 8 symbol bytes; 0: free slot */
-	uint32_t head, n;               /* ring of send times in times[] */
-};
 
 struct hgw_venue {
 	/* Written by the TX lcore, read live by the control lcore. */
@@ -184,6 +142,20 @@ void hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t);
 /* Control lcore, every millisecond (and once after the join): journal
  * and hand over the venue's messages, and a lost session as a kill. */
 void hgw_venue_ctl_poll(struct hgw_venue *v);
+
+/* Control lcore: journal one sequenced message and give it to every
+ * replica (hgw_ctl_venue_answer); one that did not decode is a kill.
+ * The tx-lcore path (hgw_venue_ctl_poll) and the downstream relay
+ * (relay.c) both come here. */
+void hgw_venue_ctl_take(const struct hgw_venue_msg *m);
+
+/* Downstream relay: open [venue] journal (start-up), flush it (control
+ * lcore, every poll: 0 or -1), print the control side's counters (close:
+ * from now on to the journal only), close it. */
+void hgw_venue_ctl_open(const struct hgw_config *c);
+int hgw_venue_ctl_flush(void);
+void hgw_venue_ctl_report(FILE *out, int close);
+void hgw_venue_ctl_fini(void);
 
 /* After the join: the session's counters. Returns what went wrong that
  * the replicas could not be told of: venue messages lost on their way,

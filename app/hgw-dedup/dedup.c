@@ -39,6 +39,7 @@
 #include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_port.h"
+#include "session.h"
 
 #define PROG "hgw-dedup"
 #define MAX_BURST 64
@@ -49,6 +50,7 @@ struct opts {
 	uint32_t idle_ms;
 	uint32_t mbufs;
 	uint16_t burst;
+	struct dsess_opts venue;
 };
 
 /* Written by the signal handler, read by the loop; relaxed: a flag that
@@ -77,7 +79,16 @@ usage(FILE *out)
 		"                  the first frame (default 1000; 0 = only on a\n"
 		"                  signal)\n"
 		"  --mbufs N       RX pool size (default 8191)\n"
-		"  --burst N       rx_burst size, 1..64 (default 32)\n");
+		"  --burst N       rx_burst size, 1..64 (default 32)\n"
+		"venue session (instead of --out; docs/venue.md \"Venue session\"):\n"
+		"  --venue IP:PORT           the venue's SoupBinTCP port: first\n"
+		"                            copies go there, its answers back to\n"
+		"                            hedgewire on --in's TX queue 0\n"
+		"  --venue-user U --venue-password P --venue-session S\n"
+		"  --state-file FILE         UserRefNum floor, last message (required)\n"
+		"  --heartbeat-ms MS (1000) --dead-ms MS (15000) --reconnect-ms MS (500)\n"
+		"  --max-orders-per-sec N --max-orders-per-sec-per-symbol N (0: off)\n"
+		"  --cancel-on-disconnect    the venue cancels open orders at a drop\n");
 }
 
 static void
@@ -90,6 +101,17 @@ parse(int argc, char **argv, struct opts *o)
 		{ "idle-ms", required_argument, NULL, 't' },
 		{ "mbufs", required_argument, NULL, 'm' },
 		{ "burst", required_argument, NULL, 'b' },
+		{ "venue", required_argument, NULL, 'V' },
+		{ "venue-user", required_argument, NULL, 'U' },
+		{ "venue-password", required_argument, NULL, 'P' },
+		{ "venue-session", required_argument, NULL, 'S' },
+		{ "state-file", required_argument, NULL, 'F' },
+		{ "heartbeat-ms", required_argument, NULL, 'H' },
+		{ "dead-ms", required_argument, NULL, 'D' },
+		{ "reconnect-ms", required_argument, NULL, 'R' },
+		{ "max-orders-per-sec", required_argument, NULL, 'M' },
+		{ "max-orders-per-sec-per-symbol", required_argument, NULL, 'N' },
+		{ "cancel-on-disconnect", no_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -101,6 +123,10 @@ parse(int argc, char **argv, struct opts *o)
 	o->idle_ms = 1000;
 	o->mbufs = 8191;
 	o->burst = 32;
+	memset(&o->venue, 0, sizeof(o->venue));
+	o->venue.heartbeat_ms = 1000;
+	o->venue.dead_ms = 15000;
+	o->venue.reconnect_ms = 500;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
 		switch (c) {
@@ -128,6 +154,45 @@ parse(int argc, char **argv, struct opts *o)
 			o->burst = (uint16_t)hgw_cli_num(PROG, "burst", optarg,
 							 1, MAX_BURST);
 			break;
+		case 'V':
+			o->venue.venue = optarg;
+			break;
+		case 'U':
+			o->venue.user = optarg;
+			break;
+		case 'P':
+			o->venue.password = optarg;
+			break;
+		case 'S':
+			o->venue.session = optarg;
+			break;
+		case 'F':
+			o->venue.state_file = optarg;
+			break;
+		case 'H':
+			o->venue.heartbeat_ms = (uint32_t)hgw_cli_num(PROG,
+				"heartbeat-ms", optarg, 10, 60000);
+			break;
+		case 'D':
+			o->venue.dead_ms = (uint32_t)hgw_cli_num(PROG, "dead-ms",
+							optarg, 20, 600000);
+			break;
+		case 'R':
+			o->venue.reconnect_ms = (uint32_t)hgw_cli_num(PROG,
+				"reconnect-ms", optarg, 1, 60000);
+			break;
+		case 'M':
+			o->venue.max_ops = (uint32_t)hgw_cli_num(PROG,
+				"max-orders-per-sec", optarg, 0, 1000000);
+			break;
+		case 'N':
+			o->venue.max_ops_symbol = (uint32_t)hgw_cli_num(PROG,
+				"max-orders-per-sec-per-symbol", optarg, 0,
+				1000000);
+			break;
+		case 'C':
+			o->venue.cancel_on_disconnect = 1;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -138,7 +203,7 @@ parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (o->in == o->out)
+	if (o->venue.venue == NULL && o->in == o->out)
 		die("--in and --out are both port %u", o->in);
 }
 
@@ -163,7 +228,8 @@ trigger_of(const struct hgw_ouch_order *o, uint64_t *key, uint64_t *seq)
 struct stage {
 	uint16_t in, out, nq, burst;
 	struct hgw_dedup_filter filter;
-	uint64_t frames, passthrough, tx_full;
+	struct dsess *sess;             /* --venue: the session; else NULL */
+	uint64_t frames, passthrough, tx_full, commands;
 	struct hgw_hist rx_to_tx;       /* TSC cycles, per forwarded frame */
 };
 
@@ -188,6 +254,15 @@ stage_once(struct stage *st)
 			const char *why;
 			uint64_t key, seq;
 
+			if (st->sess != NULL &&
+			    dsess_command(st->sess, rte_pktmbuf_mtod(pkts[i],
+							const uint8_t *),
+					  rte_pktmbuf_data_len(pkts[i]))) {
+				/* hedgewire's command (kill): taken */
+				st->commands++;
+				rte_pktmbuf_free(pkts[i]);
+				continue;
+			}
 			if (hgw_order_decode(rte_pktmbuf_mtod(pkts[i],
 							      const uint8_t *),
 					     rte_pktmbuf_data_len(pkts[i]), &o,
@@ -198,10 +273,23 @@ stage_once(struct stage *st)
 			}
 			if (trigger_of(&o, &key, &seq) < 0)
 				key = 0;	/* invalid: never forwarded */
-			if (hgw_dedup_filter_first(&st->filter, key, seq, q))
-				fwd[nf++] = pkts[i];
-			else
-				rte_pktmbuf_free(pkts[i]);
+			if (hgw_dedup_filter_first(&st->filter, key, seq, q)) {
+				if (st->sess == NULL) {
+					fwd[nf++] = pkts[i];
+					continue;
+				}
+				/* the first copy goes on the session */
+				dsess_order(st->sess,
+					    rte_pktmbuf_mtod(pkts[i],
+							     const uint8_t *),
+					    &o);
+			}
+			rte_pktmbuf_free(pkts[i]);
+		}
+		if (st->sess != NULL) {
+			/* no output port: other frames are not ours */
+			rte_pktmbuf_free_bulk(fwd, nf);
+			continue;
 		}
 		if (nf == 0)
 			continue;
@@ -271,7 +359,8 @@ main(int argc, char **argv)
 	if (rc < 0)
 		die("EAL init failed: %s", rte_strerror(rte_errno));
 	parse(argc - rc, argv + rc, &o);
-	if (!rte_eth_dev_is_valid_port(o.in) || !rte_eth_dev_is_valid_port(o.out))
+	if (!rte_eth_dev_is_valid_port(o.in) ||
+	    (o.venue.venue == NULL && !rte_eth_dev_is_valid_port(o.out)))
 		die("--in %u / --out %u: no such DPDK port (%u available; pass "
 		    "devices or --vdev in the EAL args)", o.in, o.out,
 		    rte_eth_dev_count_avail());
@@ -288,22 +377,31 @@ main(int argc, char **argv)
 	if (mp == NULL)
 		die("cannot create a pool of %u mbufs: %s", o.mbufs,
 		    rte_strerror(rte_errno));
-	port_start(o.in, st.nq, 0, mp);
-	port_start(o.out, 0, 1, mp);
+	/* --venue: the answers go back to hedgewire on the input port */
+	port_start(o.in, st.nq, o.venue.venue != NULL ? 1 : 0, mp);
+	if (o.venue.venue == NULL)
+		port_start(o.out, 0, 1, mp);
 	st.in = o.in;
 	st.out = o.out;
 	st.burst = o.burst;
 	hgw_dedup_filter_init(&st.filter);
+	st.sess = dsess_init(&o.venue, o.in, mp);
 	hgw_hist_init(&st.rx_to_tx);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	printf(PROG ": port %u (%u queues, one per worker) -> port %u\n", o.in,
-	       st.nq, o.out);
+	if (st.sess != NULL)
+		printf(PROG ": port %u (%u queues, one per worker) -> venue "
+		       "%s\n", o.in, st.nq, o.venue.venue);
+	else
+		printf(PROG ": port %u (%u queues, one per worker) -> port %u\n",
+		       o.in, st.nq, o.out);
 
 	const uint64_t idle = rte_get_tsc_hz() / 1000 * o.idle_ms;
 	uint64_t last = rte_rdtsc();
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
+		if (st.sess != NULL)
+			dsess_poll(st.sess);
 		if (stage_once(&st) != 0)
 			last = rte_rdtsc();
 		else if (o.idle_ms != 0 && st.frames != 0 &&
@@ -312,14 +410,24 @@ main(int argc, char **argv)
 	}
 	while (stage_once(&st) != 0)	/* drain what is queued */
 		;
+	if (st.sess != NULL)
+		dsess_stop(st.sess);
 	report(&st);
+	if (st.sess != NULL && dsess_report(st.sess, stdout) != 0)
+		rc = 1;
+	else
+		rc = 0;
 	fflush(stdout);
 	/* stopping the ports flushes what net_pcap wrote */
 	rte_eth_dev_stop(o.in);
-	rte_eth_dev_stop(o.out);
 	rte_eth_dev_close(o.in);
-	rte_eth_dev_close(o.out);
-	rte_mempool_free(mp);
+	if (st.sess == NULL) {
+		rte_eth_dev_stop(o.out);
+		rte_eth_dev_close(o.out);
+	}
 	rte_eal_cleanup();
-	return 0;
+	if (rc != 0)
+		fprintf(stderr, PROG ": venue: relay datagrams or hedgewire's "
+			"commands were lost (see the counters)\n");
+	return rc;
 }

@@ -113,7 +113,7 @@ config)
 	# shellcheck disable=SC2086
 	expect_start_error "\\[venue\\] with \\[run\\] dedup = claim: .*no single owner" $v
 	# shellcheck disable=SC2086
-	expect_start_error "\\[venue\\] with \\[run\\] dedup = downstream" $v --set run.dedup=downstream
+	expect_start_error "\\[venue\\] with \\[run\\] dedup = downstream needs \\[order\\] port apart" $v --set run.dedup=downstream
 	# shellcheck disable=SC2086
 	expect_start_error "\\[venue\\] with \\[run\\] dedup = none" $v --set run.dedup=none
 	v+=" --set run.dedup=tx-lcore"

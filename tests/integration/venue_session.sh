@@ -86,6 +86,14 @@ check_orders() {
 }
 
 case $SCENARIO in
+downstream-*)
+	# shellcheck source=tests/integration/venue_downstream.sh
+	. "$SRCDIR/tests/integration/venue_downstream.sh"
+	exit 0
+	;;
+esac
+
+case $SCENARIO in
 login)
 	sim_start --fill-pct 30
 	hw

@@ -1,0 +1,296 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the venue session in downstream mode, hedgewire's side
+ * (relay.h).
+ */
+#include <inttypes.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_errno.h>
+#include <rte_ethdev.h>
+#include <rte_log.h>
+#include <rte_mbuf.h>
+
+#include "control.h"
+#include "hgw_cli.h"
+#include "hgw_vgate.h"
+#include "relay.h"
+#include "venue.h"
+
+#define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
+
+/* Everything here is the control lcore's (after init on the main lcore,
+ * before the control loop starts): no word crosses cores but the kill
+ * count (hgw_ctl_kills, acquire). */
+static struct {
+	int on;
+	uint16_t port, rxq, txq;
+	struct rte_mempool *pool;
+	struct hgw_udp_tx udp;
+	uint64_t rseq_in;               /* last relay number received */
+	uint64_t rseq_out;              /* last one sent ('K') */
+	uint64_t venue_seq;             /* last venue message relayed */
+	uint32_t kills_seen, kills_sent;
+	/* counters */
+	uint64_t frames, other, seqd, unsent, unsent_unknown, unsent_failed;
+	uint64_t lost, logins, gaps, bad, venue_gaps, kill_tx_full;
+	uint64_t lost_kills;
+} r;
+
+int
+hgw_relay_wanted(const struct hgw_config *c)
+{
+	return c->venue_host[0] != '\0' &&
+	       c->dedup == HGW_DEDUP_MODE_DOWNSTREAM;
+}
+
+void
+hgw_relay_init(const struct hgw_config *c)
+{
+	struct rte_eth_dev_info info;
+
+	if (!hgw_relay_wanted(c))
+		return;
+	memset(&r, 0, sizeof(r));
+	r.on = 1;
+	r.port = c->tx_port;
+	r.rxq = 0;                      /* the order port's only RX queue */
+	r.txq = (uint16_t)c->workers;   /* after the workers' */
+	if (rte_eth_dev_info_get(r.port, &info) != 0 ||
+	    info.nb_rx_queues < 1 || info.nb_tx_queues <= r.txq)
+		die("[venue] with [run] dedup = downstream: [order] port %u "
+		    "needs an RX queue and %u TX queues (the workers' and the "
+		    "control lcore's)", r.port, r.txq + 1);
+	r.pool = rte_pktmbuf_pool_create("hgw_relay", 255, 0, 0,
+					 RTE_MBUF_DEFAULT_BUF_SIZE,
+					 rte_eth_dev_socket_id(r.port));
+	if (r.pool == NULL)
+		die("cannot create the relay pool: %s",
+		    rte_strerror(rte_errno));
+	/* addressed as the orders are */
+	memcpy(r.udp.src_mac, c->src_mac, 6);
+	memcpy(r.udp.dst_mac, c->dst_mac, 6);
+	r.udp.src_ip = c->src_ip;
+	r.udp.dst_ip = c->dst_ip;
+	r.udp.src_port = c->src_port;
+	r.udp.dst_port = c->dst_port;
+	hgw_udp_tx_init(&r.udp);
+	r.kills_seen = r.kills_sent = hgw_ctl_kills();
+	hgw_venue_ctl_open(c);
+	printf("venue: downstream: hgw-dedup owns the session; its relay is "
+	       "read on [order] port %u RX queue 0, kills go out on TX queue "
+	       "%u\n", r.port, r.txq);
+}
+
+/* The session is as good as lost: a kill, as in tx-lcore mode. */
+static void
+lost(const char *why)
+{
+	r.lost_kills++;
+	RTE_LOG(ERR, USER1, "venue relay: %s\n", why);
+	hgw_ctl_session_lost();
+}
+
+static void
+take_seq(const uint8_t *b, size_t blen, int close)
+{
+	struct hgw_venue_msg m;
+	const char *why = NULL;
+	uint64_t seq;
+	size_t len;
+	struct timespec ts;
+
+	if (blen < 9) {
+		r.bad++;
+		if (!close)
+			lost("a sequenced message too short");
+		return;
+	}
+	seq = hgw_vgate_get_be(b, 8);
+	len = blen - 8;
+	if (r.venue_seq != 0 && seq != r.venue_seq + 1) {
+		r.venue_gaps++;
+		if (!close)
+			lost("venue messages out of sequence");
+	}
+	r.venue_seq = seq;
+	memset(&m, 0, sizeof(m));
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m.rx_ns = (uint64_t)ts.tv_sec * 1000000000 + (uint64_t)ts.tv_nsec;
+	m.len = (uint16_t)len;
+	memcpy(m.raw, b + 8, len < HGW_VENUE_RAW ? len : HGW_VENUE_RAW);
+	if (hgw_ouch_answer_decode(b + 8, len, seq, &m.a, &why) == 0) {
+		m.ok = 1;
+	} else {
+		m.a.seq = seq;
+		m.a.type = b[8];
+	}
+	r.seqd++;
+	/* the same path as tx-lcore mode's: journal, then every replica */
+	hgw_venue_ctl_take(&m);
+}
+
+static void
+take_unsent(const uint8_t *b, size_t blen, int close)
+{
+	uint64_t key, seq;
+
+	if (blen != 17) {
+		r.bad++;
+		if (!close)
+			lost("a bad unsent message");
+		return;
+	}
+	r.unsent++;
+	if (close)
+		return;
+	seq = hgw_vgate_get_be(b + 4, 8);
+	if (hgw_ctl_session_key((const char *)b, &key) != 0) {
+		/* no replica met that session: it decided nothing in it */
+		r.unsent_unknown++;
+		return;
+	}
+	if (hgw_ctl_unsent(key, seq) != 0)
+		r.unsent_failed++;
+}
+
+static void
+take(const uint8_t *f, uint32_t len, int close)
+{
+	const uint8_t *p, *body;
+	size_t plen, blen;
+	uint64_t rseq;
+	uint8_t type;
+	int rc;
+
+	r.frames++;
+	if (hgw_relay_udp_payload(f, len, &p, &plen) != 0 ||
+	    (rc = hgw_relay_get(p, plen, &rseq, &type, &body, &blen)) == 1) {
+		r.other++;
+		return;
+	}
+	if (rc < 0) {
+		r.bad++;
+		if (!close)
+			lost("a malformed relay datagram");
+		return;
+	}
+	if (rseq != r.rseq_in + 1) {
+		/* a relay datagram lost on the way: what it said the
+		 * replicas cannot know */
+		r.gaps++;
+		if (!close)
+			lost("relay datagrams lost (a gap in their numbers)");
+	}
+	r.rseq_in = rseq;
+	switch (type) {
+	case 'S':
+		take_seq(body, blen, close);
+		break;
+	case 'u':
+		take_unsent(body, blen, close);
+		break;
+	case 'L':
+		r.lost++;
+		if (!close)
+			lost("hgw-dedup lost the venue session");
+		break;
+	case 'A':
+		r.logins++;
+		break;
+	default:
+		r.bad++;
+		if (!close)
+			lost("a relay message of an unknown type");
+		break;
+	}
+}
+
+/* The kill switch went on: tell hgw-dedup (retried until the queue
+ * takes it). */
+static void
+kill_send(void)
+{
+	struct rte_mbuf *m;
+	uint8_t b[4], *f;
+	size_t len;
+
+	if (r.kills_sent == r.kills_seen)
+		return;
+	m = rte_pktmbuf_alloc(r.pool);
+	if (m == NULL) {
+		r.kill_tx_full++;
+		return;
+	}
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	hgw_vgate_be(b, r.kills_seen, 4);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, r.rseq_out + 1, 'K', b,
+			    sizeof(b));
+	len = hgw_udp_tx_frame(&r.udp, f, len);
+	m->data_len = m->pkt_len = (uint32_t)len;
+	if (rte_eth_tx_burst(r.port, r.txq, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		r.kill_tx_full++;
+		return;
+	}
+	r.rseq_out++;
+	r.kills_sent = r.kills_seen;
+}
+
+void
+hgw_relay_poll(int close)
+{
+	struct rte_mbuf *m[32];
+	unsigned int room;
+	uint16_t n;
+
+	if (!r.on)
+		return;
+	if (!close) {
+		r.kills_seen = hgw_ctl_kills();
+		kill_send();
+	}
+	/* no more datagrams than the replicas' event queues can take now
+	 * (each is at most one event): the rest wait on the port's RX ring */
+	room = close ? UINT_MAX : hgw_ctl_event_room();
+	while (room != 0 &&
+	       (n = rte_eth_rx_burst(r.port, r.rxq, m,
+				     (uint16_t)RTE_MIN(room, RTE_DIM(m)))) != 0) {
+		room -= room == UINT_MAX ? 0 : n;
+		for (uint16_t i = 0; i < n; i++) {
+			take(rte_pktmbuf_mtod(m[i], const uint8_t *),
+			     rte_pktmbuf_data_len(m[i]), close);
+			rte_pktmbuf_free(m[i]);
+		}
+	}
+	hgw_venue_ctl_flush();
+}
+
+uint64_t
+hgw_relay_report(FILE *out)
+{
+	if (!r.on)
+		return 0;
+	fprintf(out, "venue: relay from hgw-dedup: datagrams %" PRIu64
+		" (other frames %" PRIu64 "), sequenced %" PRIu64 " (last %"
+		PRIu64 "), unsent %" PRIu64 " (session unknown %" PRIu64
+		", not taken %" PRIu64 "), sessions lost %" PRIu64 ", logins %"
+		PRIu64 "; gaps %" PRIu64 ", bad %" PRIu64 ", venue gaps %"
+		PRIu64 "; kills sent %" PRIu64 " (retries %" PRIu64
+		"), session-lost kills %" PRIu64 "\n", r.frames - r.other,
+		r.other, r.seqd, r.venue_seq, r.unsent, r.unsent_unknown,
+		r.unsent_failed, r.lost, r.logins, r.gaps, r.bad, r.venue_gaps,
+		r.rseq_out, r.kill_tx_full, r.lost_kills);
+	hgw_venue_ctl_report(out, 1);
+	return r.unsent_failed + r.unsent_unknown;
+}
+
+void
+hgw_relay_fini(void)
+{
+	if (!r.on)
+		return;
+	hgw_venue_ctl_fini();
+	rte_mempool_free(r.pool);
+	r.on = 0;
+}

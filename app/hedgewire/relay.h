@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the venue session in downstream mode, hedgewire's side
+ * (docs/venue.md "Venue session", "Downstream mode"). hgw-dedup owns the
+ * session; its relay datagrams (lib/vgate hgw_vgate.h) arrive on the
+ * order port's one RX queue, which only the control lcore reads:
+ * sequenced messages go to hgw_venue_ctl_take (journal, then every
+ * replica, as in tx-lcore mode), unsent orders become UNSENT events, a
+ * lost session, a gap in the relay's numbers or a bad datagram a kill.
+ * When the kill switch goes on, the control lcore sends a 'K' relay
+ * message on a TX queue of its own on the order port (the one after the
+ * workers'), from a pool of its own: hgw-dedup cancels the open orders.
+ */
+#ifndef HGW_APP_RELAY_H
+#define HGW_APP_RELAY_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "config.h"
+
+/* 1 when [venue] is set with [run] dedup = downstream. */
+int hgw_relay_wanted(const struct hgw_config *c);
+
+/* Start-up, after the ports: the pool, the journal. Exits with one line. */
+void hgw_relay_init(const struct hgw_config *c);
+
+/* Control lcore, every poll (and once after the join, close = 1: to the
+ * journal only). */
+void hgw_relay_poll(int close);
+
+/* After the join: counters. Returns what went wrong that the replicas
+ * could not be told of (0: none). */
+uint64_t hgw_relay_report(FILE *out);
+
+void hgw_relay_fini(void);
+
+#endif /* HGW_APP_RELAY_H */

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hgw-dedup: the venue session in downstream mode (session.h).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <rte_cycles.h>
+#include <rte_ethdev.h>
+#include <rte_malloc.h>
+
+#include "hgw_cli.h"
+#include "hgw_soupbin.h"
+#include "hgw_vgate.h"
+#include "session.h"
+
+#define PROG "hgw-dedup"
+#define die(...) hgw_cli_die(PROG, __VA_ARGS__)
+
+#define POLL_NS 5000            /* recv at most this often */
+#define OPEN_MAX 65536
+#define SYMBOLS 1024
+/* relay datagrams waiting for room on the TX queue; the socket is read
+ * only with room for all one read can bring (HGW_SOUP_IN_BUF / 13: the
+ * shortest Sequenced Data packet) plus the few a loss adds */
+#define BACKLOG 16384
+#define READ_ROOM (HGW_SOUP_IN_BUF / 13 + 16)
+_Static_assert(READ_ROOM < BACKLOG, "relay backlog room");
+#define ORDER_SOUP_LEN (HGW_SOUPBIN_HDR_LEN + HGW_OUCH_ENTER_ORDER_LEN)
+/* Enter Order: type, UserRefNum 4, side, quantity 4, symbol 8, price 8,
+ * TIF, display, capacity, ISO, cross type, then ClOrdID */
+#define ORDER_CLORDID_OFF (HGW_SOUPBIN_HDR_LEN + 31)
+
+struct dsess {
+	struct hgw_soup soup;
+	struct hgw_venue_state *state;
+	uint64_t floor;
+	uint64_t hz, tsc0, next_poll, poll_tsc;
+	double ns_per_tsc;
+	int cancel_on_disconnect;
+	uint32_t cap_total, cap_symbol, total_head, total_n;
+	uint64_t *total_times;
+	uint32_t nsyms;
+	struct hgw_venue_sym *syms;
+	uint64_t *sym_times;
+	uint32_t open_max, open_n;
+	struct hgw_venue_open *open;
+	int cancel_pending;
+	uint32_t cancel_next;
+	uint64_t lost_seen, logins_seen;
+	/* relay to hedgewire */
+	uint16_t port;
+	struct rte_mempool *pool;
+	struct hgw_udp_tx udp;          /* learnt from the first order */
+	int udp_known;
+	uint64_t rseq_out;              /* last relay sequence number sent */
+	uint64_t rseq_in;               /* last one received from hedgewire */
+	uint32_t back_head, back_n;
+	struct rte_mbuf *back[BACKLOG];
+	/* counters */
+	uint64_t sent, unsent[HGW_VGATE_UNSENT_MAX];
+	uint64_t relayed_seq, relayed_unsent, relayed_lost, relay_lost;
+	uint64_t kills, cancels_sent, venue_cancelled, venue_cancelled_qty;
+	uint64_t commands_bad, commands_gap;
+};
+
+static inline uint64_t
+now_ns(const struct dsess *s)
+{
+	return (uint64_t)((double)(rte_rdtsc() - s->tsc0) * s->ns_per_tsc);
+}
+
+/* ---- relay to hedgewire ------------------------------------------------- */
+
+static void
+back_flush(struct dsess *s)
+{
+	while (s->back_n != 0) {
+		uint32_t n = RTE_MIN(s->back_n, BACKLOG - s->back_head);
+		uint16_t k = rte_eth_tx_burst(s->port, 0, s->back + s->back_head,
+					      (uint16_t)RTE_MIN(n, 64u));
+
+		s->back_head = (s->back_head + k) % BACKLOG;
+		s->back_n -= k;
+		if (k == 0)
+			return;
+	}
+}
+
+/* One relay message to hedgewire, in order: queued behind the backlog
+ * (never dropped while the backlog has room; beyond it, counted). */
+static void
+relay(struct dsess *s, uint8_t type, const uint8_t *body, size_t blen)
+{
+	struct rte_mbuf *m;
+	uint8_t *f;
+	size_t len;
+
+	if (s->back_n == BACKLOG || (m = rte_pktmbuf_alloc(s->pool)) == NULL) {
+		/* hedgewire sees the gap in the relay numbers: a lost
+		 * session, a kill */
+		s->rseq_out++;
+		s->relay_lost++;
+		return;
+	}
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, ++s->rseq_out, type, body,
+			    blen);
+	len = hgw_udp_tx_frame(&s->udp, f, len);
+	m->data_len = m->pkt_len = (uint32_t)len;
+	s->back[(s->back_head + s->back_n++) % BACKLOG] = m;
+	back_flush(s);
+}
+
+static void
+relay_unsent(struct dsess *s, const struct hgw_ouch_order *o,
+	     enum hgw_vgate_unsent why)
+{
+	uint8_t b[17];
+	uint64_t seq = 0;
+
+	s->unsent[why]++;
+	s->relayed_unsent++;
+	memcpy(b, o->clordid, 4);
+	if (hgw_order_clordid_seq(o->clordid, &seq) != 0)
+		seq = 0;
+	hgw_vgate_be(b + 4, seq, 8);
+	hgw_vgate_be(b + 12, o->user_ref_num, 4);
+	b[16] = (uint8_t)why;
+	relay(s, 'u', b, sizeof(b));
+}
+
+/* The addresses of the relay datagrams: those of hedgewire's orders,
+ * swapped. */
+static void
+learn_udp(struct dsess *s, const uint8_t *f)
+{
+	if (s->udp_known)
+		return;
+	memcpy(s->udp.dst_mac, f + 6, 6);
+	memcpy(s->udp.src_mac, f, 6);
+	s->udp.dst_ip = (uint32_t)hgw_vgate_get_be(f + 26, 4);
+	s->udp.src_ip = (uint32_t)hgw_vgate_get_be(f + 30, 4);
+	s->udp.dst_port = (uint16_t)hgw_vgate_get_be(f + 34, 2);
+	s->udp.src_port = (uint16_t)hgw_vgate_get_be(f + 36, 2);
+	hgw_udp_tx_init(&s->udp);
+	s->udp_known = 1;
+}
+
+/* ---- the session -------------------------------------------------------- */
+
+struct dsess *
+dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
+{
+	struct hgw_soup_cfg sc;
+	struct dsess *s;
+	struct in_addr a;
+	char host[64], err[300];
+	const char *colon;
+	uint64_t p;
+
+	if (o->venue == NULL)
+		return NULL;
+	colon = strrchr(o->venue, ':');
+	if (colon == NULL || (size_t)(colon - o->venue) >= sizeof(host))
+		die("bad value for --venue: '%s' (expected IPv4:PORT)", o->venue);
+	memcpy(host, o->venue, (size_t)(colon - o->venue));
+	host[colon - o->venue] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1)
+		die("bad value for --venue: '%s' (expected IPv4:PORT)", o->venue);
+	p = hgw_cli_num(PROG, "venue (port)", colon + 1, 1, 65535);
+	if (o->user == NULL)
+		die("--venue-user is required with --venue");
+	if (o->state_file == NULL)
+		die("--state-file is required with --venue: it keeps the last "
+		    "UserRefNum sent, so a restart never reuses one");
+	if (o->dead_ms <= o->heartbeat_ms)
+		die("bad value for --dead-ms: %u (must exceed --heartbeat-ms, "
+		    "%u)", o->dead_ms, o->heartbeat_ms);
+	if (o->max_ops != 0 && o->max_ops_symbol > o->max_ops)
+		die("bad value for --max-orders-per-sec-per-symbol: %u (above "
+		    "--max-orders-per-sec, %u)", o->max_ops_symbol, o->max_ops);
+	s = rte_zmalloc("hgw_dedup_session", sizeof(*s), RTE_CACHE_LINE_SIZE);
+	if (s == NULL)
+		die("cannot allocate the venue session");
+	memset(&sc, 0, sizeof(sc));
+	sc.ip = ntohl(a.s_addr);
+	sc.port = (uint16_t)p;
+	if (hgw_soup_field(sc.username, 6, o->user) != 0)
+		die("bad value for --venue-user: '%s' (printable ASCII, at most "
+		    "6)", o->user);
+	if (hgw_soup_field(sc.password, 10, o->password ? o->password : "") != 0)
+		die("bad value for --venue-password (printable ASCII, at most 10)");
+	if (hgw_soup_field(sc.session, 10, o->session ? o->session : "") != 0)
+		die("bad value for --venue-session: '%s' (printable ASCII, at "
+		    "most 10)", o->session);
+	sc.heartbeat_ns = (uint64_t)o->heartbeat_ms * 1000000;
+	sc.dead_ns = (uint64_t)o->dead_ms * 1000000;
+	sc.reconnect_ns = (uint64_t)o->reconnect_ms * 1000000;
+	sc.out_bytes = 1 << 16;
+	sc.busy_poll_us = 50;
+	s->state = hgw_vgate_state_map(o->state_file, &s->floor, err,
+				       sizeof(err));
+	if (s->state == NULL)
+		die("--state-file: %s", err);
+	/* a restart asks for the message after the last one relayed */
+	if (hgw_soup_init(&s->soup, &sc,
+			  atomic_load_explicit(&s->state->done_seq,
+					       memory_order_relaxed) + 1) != 0)
+		die("cannot set up the venue session: %s", strerror(errno));
+	s->cancel_on_disconnect = o->cancel_on_disconnect;
+	s->cap_total = o->max_ops;
+	s->cap_symbol = o->max_ops_symbol;
+	if (s->cap_total != 0 &&
+	    (s->total_times = rte_zmalloc(NULL, sizeof(uint64_t) * s->cap_total,
+					  0)) == NULL)
+		die("cannot allocate --max-orders-per-sec %u", s->cap_total);
+	if (s->cap_symbol != 0) {
+		s->nsyms = SYMBOLS;
+		s->syms = rte_zmalloc(NULL, sizeof(*s->syms) * s->nsyms, 0);
+		s->sym_times = rte_zmalloc(NULL, sizeof(uint64_t) * s->nsyms *
+					   s->cap_symbol, 0);
+		if (s->syms == NULL || s->sym_times == NULL)
+			die("cannot allocate --max-orders-per-sec-per-symbol %u",
+			    s->cap_symbol);
+	}
+	s->open_max = OPEN_MAX;
+	s->open = rte_zmalloc(NULL, sizeof(*s->open) * s->open_max, 0);
+	if (s->open == NULL)
+		die("cannot allocate the open-order table");
+	s->port = port;
+	s->pool = pool;
+	s->hz = rte_get_tsc_hz();
+	s->ns_per_tsc = 1e9 / (double)s->hz;
+	s->poll_tsc = s->hz / (1000000000 / POLL_NS);
+	s->tsc0 = rte_rdtsc();
+	hgw_udp_tx_init(&s->udp);
+	hgw_soup_start(&s->soup, 0);
+	printf(PROG ": venue %s user '%s' session '%s', heartbeat %u ms, dead "
+	       "after %u ms, reconnect %u ms; UserRefNum floor %" PRIu64
+	       ", from message %" PRIu64 " (state file %s); caps %u/s, %u/s "
+	       "per instrument; cancel_on_disconnect %s; answers relayed on "
+	       "port %u\n", o->venue, o->user,
+	       o->session && o->session[0] ? o->session : "(current)",
+	       o->heartbeat_ms, o->dead_ms, o->reconnect_ms, s->floor,
+	       s->soup.next_seq, o->state_file, s->cap_total, s->cap_symbol,
+	       s->cancel_on_disconnect ? "yes" : "no", port);
+	return s;
+}
+
+/* A packet not wholly written at a drop: if it is an order, the venue
+ * never had it, and hedgewire's replicas take it back. */
+static void
+on_dropped(void *arg, const uint8_t *pkt, size_t len)
+{
+	struct dsess *s = arg;
+	struct hgw_venue_open *op;
+	struct hgw_ouch_order o;
+
+	if (len != ORDER_SOUP_LEN || pkt[2] != 'U' || pkt[3] != 'O')
+		return;         /* a cancel: sent again after the next login */
+	op = hgw_vgate_open_find(s->open, s->open_n,
+				 (uint32_t)hgw_vgate_get_be(pkt + 4, 4));
+	if (op == NULL)
+		return;
+	memset(&o, 0, sizeof(o));
+	o.user_ref_num = op->user_ref;
+	/* the ClOrdID as it was: its session tail and sequence number */
+	memcpy(o.clordid, pkt + ORDER_CLORDID_OFF, HGW_CLORDID_LEN);
+	s->sent--;
+	relay_unsent(s, &o, HGW_VGATE_UNSENT_DROPPED);
+	op->qty = 0;
+}
+
+void
+dsess_order(struct dsess *s, const uint8_t *frame,
+	    const struct hgw_ouch_order *o)
+{
+	struct hgw_venue_sym *sym = NULL;
+	enum hgw_vgate_unsent why;
+	uint64_t now = rte_rdtsc(), sk;
+	uint32_t ref = o->user_ref_num;
+
+	learn_udp(s, frame);
+	if (!hgw_soup_up(&s->soup)) {
+		why = HGW_VGATE_UNSENT_DOWN;
+		goto unsent;
+	}
+	if (ref <= s->floor) {
+		why = HGW_VGATE_UNSENT_USER_REF;
+		goto unsent;
+	}
+	if (s->cap_total != 0 &&
+	    hgw_vgate_window_full(s->total_times, s->total_head, s->total_n,
+				  s->cap_total, now, s->hz)) {
+		why = HGW_VGATE_UNSENT_RATE_TOTAL;
+		goto unsent;
+	}
+	if (s->cap_symbol != 0) {
+		memcpy(&sk, o->symbol, 8);
+		sym = hgw_vgate_sym_slot(s->syms, s->nsyms, sk);
+		if (sym == NULL) {
+			why = HGW_VGATE_UNSENT_SYMBOLS_FULL;
+			goto unsent;
+		}
+		if (hgw_vgate_window_full(s->sym_times + (size_t)(sym - s->syms) *
+					  s->cap_symbol, sym->head, sym->n,
+					  s->cap_symbol, now, s->hz)) {
+			why = HGW_VGATE_UNSENT_RATE_SYMBOL;
+			goto unsent;
+		}
+	}
+	if (s->open_n == s->open_max) {
+		hgw_vgate_open_compact(s->open, &s->open_n);
+		if (s->cancel_next > s->open_n)
+			s->cancel_next = s->open_n;
+		if (s->open_n == s->open_max) {
+			why = HGW_VGATE_UNSENT_OPEN_FULL;
+			goto unsent;
+		}
+	}
+	/* the floor first: a crash after it skips this number */
+	s->floor = ref;
+	atomic_store_explicit(&s->state->last_user_ref, ref,
+			      memory_order_relaxed);
+	s->open[s->open_n++] = (struct hgw_venue_open){ ref, o->quantity, 0, 0,
+							0, 0 };
+	s->sent++;
+	s->soup.drop_fn = on_dropped;
+	s->soup.drop_arg = s;
+	if (hgw_soup_send_framed(&s->soup, frame + HGW_UDP_TX_HDR_LEN,
+				 ORDER_SOUP_LEN, now_ns(s)) != 0) {
+		s->open_n--;
+		s->sent--;
+		why = HGW_VGATE_UNSENT_OUT_FULL;
+		goto unsent;
+	}
+	if (!hgw_soup_up(&s->soup))
+		return;         /* the socket failed on it: on_dropped */
+	s->state->orders++;
+	now = rte_rdtsc();
+	if (s->cap_total != 0)
+		hgw_vgate_window_add(s->total_times, &s->total_head, &s->total_n,
+				     s->cap_total, now);
+	if (sym != NULL)
+		hgw_vgate_window_add(s->sym_times + (size_t)(sym - s->syms) *
+				     s->cap_symbol, &sym->head, &sym->n,
+				     s->cap_symbol, now);
+	return;
+unsent:
+	relay_unsent(s, o, why);
+}
+
+static void
+cancel_run(struct dsess *s)
+{
+	if (hgw_vgate_cancel_run(&s->soup, s->open, s->open_n, &s->cancel_next,
+				 now_ns(s), &s->cancels_sent))
+		s->cancel_pending = 0;
+}
+
+int
+dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
+{
+	const uint8_t *p, *body;
+	size_t plen, blen;
+	uint64_t rseq;
+	uint8_t type;
+	int rc;
+
+	if (hgw_relay_udp_payload(frame, len, &p, &plen) != 0)
+		return 0;
+	rc = hgw_relay_get(p, plen, &rseq, &type, &body, &blen);
+	if (rc == 1)
+		return 0;
+	if (rc < 0 || type != 'K' || blen != 4) {
+		s->commands_bad++;
+		return 1;
+	}
+	if (rseq != s->rseq_in + 1)
+		s->commands_gap++;      /* a kill is a kill: take it anyway */
+	s->rseq_in = rseq;
+	/* hedgewire's kill switch went on: cancel every open order */
+	s->kills++;
+	hgw_vgate_open_compact(s->open, &s->open_n);
+	s->cancel_next = 0;
+	s->cancel_pending = 1;
+	if (hgw_soup_up(&s->soup))
+		cancel_run(s);
+	return 1;
+}
+
+/* One sequenced message from the venue, in sequence order: the open
+ * table follows it, and it goes to hedgewire as it came. */
+static void
+on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
+{
+	struct dsess *s = arg;
+	struct hgw_ouch_answer a;
+	const char *why;
+	uint8_t b[8 + 1024];
+
+	atomic_store_explicit(&s->state->last_seq, seq, memory_order_relaxed);
+	if (hgw_ouch_answer_decode(msg, len, seq, &a, &why) == 0)
+		hgw_vgate_open_answer(s->open, s->open_n, &a,
+				      &s->venue_cancelled,
+				      &s->venue_cancelled_qty);
+	/* hedgewire decodes it itself (a message it cannot decode is a
+	 * kill there); cut to what the relay carries */
+	if (len > 1024)
+		len = 1024;
+	hgw_vgate_be(b, seq, 8);
+	memcpy(b + 8, msg, len);
+	relay(s, 'S', b, 8 + len);
+	s->relayed_seq++;
+	/* relayed (in the backlog at least): a restart asks for the next */
+	atomic_store_explicit(&s->state->done_seq, seq, memory_order_relaxed);
+}
+
+void
+dsess_poll(struct dsess *s)
+{
+	uint64_t now = rte_rdtsc(), lost;
+
+	if (s->back_n != 0)
+		back_flush(s);
+	if (now < s->next_poll)
+		return;
+	s->next_poll = now + s->poll_tsc;
+	if (BACKLOG - s->back_n < READ_ROOM)
+		return;
+	hgw_soup_poll(&s->soup, now_ns(s), on_message, s);
+	lost = s->soup.st.lost_up + (s->soup.state == HGW_SOUP_ENDED);
+	if (lost != s->lost_seen) {
+		uint8_t b[6];
+
+		/* lost after a login, or ended for the run: hedgewire sets
+		 * its kill switch (and sends 'K' back: cancels after the
+		 * next login unless the venue cancels on disconnect) */
+		s->lost_seen = lost;
+		hgw_vgate_be(b, lost, 4);
+		b[4] = (uint8_t)s->soup.last_loss;
+		b[5] = s->soup.state == HGW_SOUP_ENDED;
+		relay(s, 'L', b, sizeof(b));
+		s->relayed_lost++;
+	}
+	if (s->soup.st.logins != s->logins_seen) {
+		uint8_t b[4];
+
+		s->logins_seen = s->soup.st.logins;
+		hgw_vgate_be(b, s->logins_seen, 4);
+		relay(s, 'A', b, sizeof(b));
+	}
+	if (s->cancel_pending && hgw_soup_up(&s->soup)) {
+		if (s->cancel_on_disconnect && s->soup.st.lost_up != 0 &&
+		    s->soup.st.logins > 1)
+			s->cancel_pending = 0;  /* the venue did it */
+		else
+			cancel_run(s);
+	}
+}
+
+int
+dsess_busy(const struct dsess *s)
+{
+	return s->back_n != 0;
+}
+
+void
+dsess_stop(struct dsess *s)
+{
+	uint64_t end = rte_rdtsc() + 2 * s->hz;
+
+	hgw_soup_logout(&s->soup, now_ns(s));
+	while (s->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
+		dsess_poll(s);
+	hgw_soup_stop(&s->soup, now_ns(s));
+	/* what the venue said last reaches hedgewire (while it reads) */
+	end = rte_rdtsc() + s->hz;
+	while (s->back_n != 0 && rte_rdtsc() < end)
+		back_flush(s);
+}
+
+int
+dsess_report(struct dsess *s, FILE *out)
+{
+	const struct hgw_soup_stats *st = &s->soup.st;
+	uint64_t unsent = 0;
+	int bad;
+
+	fprintf(out, "venue: orders sent %" PRIu64 ", UserRefNum last %" PRIu64
+		", connects %" PRIu64 " (failed %" PRIu64 "), logins %" PRIu64
+		", rejected %" PRIu64 ", sessions lost %" PRIu64 " (last: %s)\n",
+		s->sent, (uint64_t)atomic_load_explicit(&s->state->last_user_ref,
+							memory_order_relaxed),
+		st->connects, st->connect_failed, st->logins, st->rejects,
+		st->lost_up, hgw_soup_loss_name(s->soup.last_loss));
+	for (uint32_t i = 1; i < HGW_SOUP_LOSS_MAX; i++)
+		if (st->loss[i] != 0 && i != HGW_SOUP_LOSS_STOP)
+			fprintf(out, "venue: connection dropped (%s) %" PRIu64
+				"\n", hgw_soup_loss_name(i), st->loss[i]);
+	for (uint32_t i = 0; i < HGW_VGATE_UNSENT_MAX; i++) {
+		unsent += s->unsent[i];
+		if (s->unsent[i] != 0)
+			fprintf(out, "venue: unsent (%s) %" PRIu64 "\n",
+				hgw_vgate_unsent_name(i), s->unsent[i]);
+	}
+	fprintf(out, "venue: unsent %" PRIu64 " in all, relayed back\n",
+		unsent);
+	fprintf(out, "venue: relayed messages %" PRIu64 ", unsent %" PRIu64
+		", sessions lost %" PRIu64 "; relay datagrams %" PRIu64
+		" (lost %" PRIu64 ", still queued %u)\n", s->relayed_seq,
+		s->relayed_unsent, s->relayed_lost, s->rseq_out, s->relay_lost,
+		s->back_n);
+	fprintf(out, "venue: kills %" PRIu64 " (commands bad %" PRIu64
+		", out of sequence %" PRIu64 "), cancels sent %" PRIu64
+		", cancelled by the venue after a kill %" PRIu64 " (%" PRIu64
+		" shares)\n", s->kills, s->commands_bad, s->commands_gap,
+		s->cancels_sent, s->venue_cancelled, s->venue_cancelled_qty);
+	bad = s->relay_lost != 0 || s->back_n != 0 || s->commands_bad != 0;
+	return bad;
+}

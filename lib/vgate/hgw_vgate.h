@@ -1,0 +1,228 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: what the owner of a venue session checks before an order
+ * goes (docs/venue.md "Venue session"), shared by hedgewire's TX lcore (venue.c)
+ * and hgw-dedup (downstream mode): the state file (UserRefNum floor, last
+ * message received), the wall-clock rate caps (sliding windows of send
+ * times), the per-instrument slots, the table of open orders; and the
+ * relay datagrams hgw-dedup and hedgewire exchange in downstream mode.
+ *
+ * One owner thread each; no allocation after set-up; DPDK-free (times are
+ * passed in, in any unit of which hz make a second).
+ */
+#ifndef HGW_VGATE_H
+#define HGW_VGATE_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The state file: one page, mapped shared. */
+struct hgw_venue_state {
+	char magic[8];                  /* "HGWVST1" */
+	uint32_t day;                   /* YYYYMMDD, local time */
+	uint32_t pad;
+	/* The last UserRefNum handed to the socket today. Stored (relaxed:
+	 * nobody reads it while we run; MAP_SHARED puts it in the page
+	 * cache, which a SIGKILL keeps) before the send, so a crash can
+	 * skip a number, never repeat one. */
+	_Atomic uint64_t last_user_ref;
+	/* The last sequenced message received today (the session's owner,
+	 * relaxed, as above; informative). */
+	_Atomic uint64_t last_seq;
+	/* The last one journalled and handed to the replicas: a restart
+	 * asks for the one after it. One writer, relaxed. */
+	_Atomic uint64_t done_seq;
+	uint64_t orders;                /* orders sent today (informative) */
+};
+
+/* Map (creating, or resetting on a new day) the state file at path; the
+ * floor (last UserRefNum sent today) in *floor. NULL with a one-line
+ * reason in err (naming the file) on failure. */
+struct hgw_venue_state *hgw_vgate_state_map(const char *path, uint64_t *floor,
+					    char *err, size_t errlen);
+void hgw_vgate_state_unmap(struct hgw_venue_state *st);
+
+/* Sliding window: an order may go at now when fewer than cap went in
+ * the last second (hz ticks), i.e. the cap-th last one is at least a
+ * second old. */
+static inline int
+hgw_vgate_window_full(const uint64_t *times, uint32_t head, uint32_t n,
+		      uint32_t cap, uint64_t now, uint64_t hz)
+{
+	return n == cap && now - times[head] < hz;
+}
+
+static inline void
+hgw_vgate_window_add(uint64_t *times, uint32_t *head, uint32_t *n,
+		     uint32_t cap, uint64_t now)
+{
+	if (*n < cap) {
+		times[(*head + *n) % cap] = now;
+		(*n)++;
+	} else {
+		times[*head] = now;
+		*head = (*head + 1) % cap;
+	}
+}
+
+struct hgw_venue_sym {
+	uint64_t sym;                   /* 8 symbol bytes; 0: free slot */
+	uint32_t head, n;               /* ring of send times */
+};
+
+/* The slot of symbol (8 bytes) in syms (nsyms, a power of two), taken
+ * if new; NULL when full. */
+static inline struct hgw_venue_sym *
+hgw_vgate_sym_slot(struct hgw_venue_sym *syms, uint32_t nsyms, uint64_t sym)
+{
+	uint32_t h = (uint32_t)((sym * 0x9e3779b97f4a7c15ull) >> 40);
+
+	for (uint32_t i = 0; i < nsyms; i++) {
+		struct hgw_venue_sym *s = &syms[(h + i) & (nsyms - 1)];
+
+		if (s->sym == sym)
+			return s;
+		if (s->sym == 0) {
+			s->sym = sym;
+			return s;
+		}
+	}
+	return NULL;
+}
+
+/* An order sent and not known to be done. */
+struct hgw_venue_open {
+	uint32_t user_ref;
+	uint32_t qty;                   /* open quantity (0: done) */
+	uint64_t key, seq;              /* its trigger */
+	uint32_t cancel_sent;           /* a kill's Cancel Order went */
+	uint32_t pad;
+};
+
+/* The open order with user_ref in open[0..n) (sorted by UserRefNum:
+ * they are sent in increasing order), or NULL. */
+static inline struct hgw_venue_open *
+hgw_vgate_open_find(struct hgw_venue_open *open, uint32_t n, uint32_t user_ref)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (open[mid].user_ref < user_ref)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && open[lo].user_ref == user_ref ? &open[lo] : NULL;
+}
+
+/* Drop the done orders from open[0..*n) keeping the order; returns the
+ * new count in *n. */
+static inline void
+hgw_vgate_open_compact(struct hgw_venue_open *open, uint32_t *n)
+{
+	uint32_t j = 0;
+
+	for (uint32_t i = 0; i < *n; i++)
+		if (open[i].qty != 0)
+			open[j++] = open[i];
+	*n = j;
+}
+
+struct hgw_ouch_answer;
+struct hgw_soup;
+
+/* A decoded venue answer a: the open order it names (if any) follows it
+ * (Accepted, Modified: the quantity; Executed, Canceled: less; Rejected:
+ * done). Canceled answers after a kill's Cancel Order are counted in
+ * *cancelled and their shares in *cancelled_qty. */
+void hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
+			   const struct hgw_ouch_answer *a, uint64_t *cancelled,
+			   uint64_t *cancelled_qty);
+
+/* A kill: send a Cancel Order (quantity 0) for every open order from
+ * open[*next] on, while the session takes them (*next moves on; counted
+ * in *sent). 1 when all went, 0 when some wait for room or a login. */
+int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
+			 uint32_t n, uint32_t *next, uint64_t now_ns,
+			 uint64_t *sent);
+
+/* ---- downstream relay (docs/venue.md "Venue session", "Downstream mode") -------
+ * One relay message per UDP datagram, in either direction on the link
+ * between hedgewire's order port and hgw-dedup's input port. UDP payload:
+ *
+ *   0  4  magic "HGWR"
+ *   4  8  relay sequence number, big-endian: from 1, +1 per datagram,
+ *         per direction and per run of the sender
+ *  12  2  length of what follows the length field, big-endian
+ *  14  1  type
+ *  15  .. body (length - 1 bytes)
+ *
+ * hgw-dedup -> hedgewire:
+ *   'S' sequenced: venue sequence number (8, BE) then the OUCH message
+ *       exactly as it came in the SoupBinTCP Sequenced Data packet
+ *   'u' unsent: session tail (4: the ClOrdID's first 4 characters, the
+ *       feed session's last 4), trigger sequence number mod 10^10 (8,
+ *       BE), UserRefNum (4, BE), reason (1, enum hgw_vgate_unsent)
+ *   'L' session lost: lost count so far (4, BE), loss reason (1, enum
+ *       hgw_soup_loss), ended for the run (1: 0/1)
+ *   'A' session up: logins so far (4, BE)
+ * hedgewire -> hgw-dedup:
+ *   'K' kill switch on: kills so far (4, BE): cancel every open order
+ */
+#define HGW_RELAY_HDR    15             /* magic .. type */
+#define HGW_RELAY_MAX    (HGW_RELAY_HDR + 8 + 1024)
+
+#define HGW_VGATE_UNSENT_REASONS(X)                                          \
+	X(DOWN, "session down")                                              \
+	X(USER_REF, "UserRefNum not above the last one sent today")          \
+	X(RATE_TOTAL, "over max_orders_per_sec")                             \
+	X(RATE_SYMBOL, "over max_orders_per_sec_per_symbol")                 \
+	X(SYMBOLS_FULL, "too many instruments for the per-symbol cap")       \
+	X(OUT_FULL, "session output buffer full")                            \
+	X(OPEN_FULL, "open-order table full")                                \
+	X(DROPPED, "not wholly written when the session dropped")
+
+enum hgw_vgate_unsent {
+#define HGW_VGATE_X(c, s) HGW_VGATE_UNSENT_##c,
+	HGW_VGATE_UNSENT_REASONS(HGW_VGATE_X)
+#undef HGW_VGATE_X
+	HGW_VGATE_UNSENT_MAX
+};
+
+const char *hgw_vgate_unsent_name(uint32_t why);
+
+/* Write a relay message at buf (room for 15 + blen): returns its length. */
+size_t hgw_relay_put(uint8_t *buf, uint64_t rseq, uint8_t type,
+		     const uint8_t *body, size_t blen);
+
+/* Parse a UDP payload as a relay message: 0 with its fields (body points
+ * into p), 1 when it is not a relay message (no magic), -1 when it has
+ * the magic and is malformed (length). */
+int hgw_relay_get(const uint8_t *p, size_t len, uint64_t *rseq,
+		  uint8_t *type, const uint8_t **body, size_t *blen);
+
+/* The UDP payload of an Ethernet/IPv4/UDP frame (no options past IHL,
+ * lengths checked, checksums not): 0, or -1. */
+int hgw_relay_udp_payload(const uint8_t *f, size_t len, const uint8_t **p,
+			  size_t *plen);
+
+static inline void
+hgw_vgate_be(uint8_t *b, uint64_t v, int n)
+{
+	for (int i = n - 1; i >= 0; i--, v >>= 8)
+		b[i] = (uint8_t)v;
+}
+
+static inline uint64_t
+hgw_vgate_get_be(const uint8_t *b, int n)
+{
+	uint64_t v = 0;
+
+	for (int i = 0; i < n; i++)
+		v = v << 8 | b[i];
+	return v;
+}
+
+#endif /* HGW_VGATE_H */

@@ -1,0 +1,214 @@
+# shellcheck shell=bash
+# The venue session in downstream mode (docs/venue.md "Venue session",
+# "Downstream mode"), sourced by venue_session.sh for its downstream-*
+# scenarios (its simulator helpers, conf.ini, feed and table): hedgewire
+# (2 workers, dedup downstream) sends every copy on [order] port 1, a
+# net_memif client; hgw-dedup, the memif server, lets the first copy of
+# each order out on its TCP session to scripts/venue_sim.py and relays
+# the venue's answers, unsent orders and lost sessions back over the same
+# memif; hedgewire's control lcore gives them to every replica and sends
+# the kill switch to hgw-dedup, which cancels the open orders.
+SOCK=$T/memif.sock
+MEMIF="socket=$SOCK,socket-abstract=no"
+DDPID=""
+
+# dd_start [hgw-dedup options]: the memif server, in the background,
+# logged in to the simulator at $PORT; output in $T/dd.out
+dd_start() {
+	local mem
+	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
+	rm -f "$SOCK"
+	# shellcheck disable=SC2086
+	"$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-dd" \
+		--log-level=error --vdev "net_memif0,role=server,$MEMIF" -- \
+		--in 0 --queues 3 --idle-ms 0 --venue "127.0.0.1:$PORT" \
+		--venue-user U --venue-password P --venue-session S \
+		--state-file "$T/dstate" --reconnect-ms 50 "$@" \
+		>"$T/dd.out" 2>"$T/dd.err" &
+	DDPID=$!
+	PIDS+=("$DDPID")
+	for ((i = 0; i < 300; i++)); do
+		[ -S "$SOCK" ] && grep -q "^hgw-dedup: port" "$T/dd.out" && break
+		if ! kill -0 "$DDPID" 2>/dev/null; then
+			if grep -qi "memif" "$T/dd.err" &&
+			   grep -qi "driver\|probe\|vdev\|EAL init" "$T/dd.err"; then
+				echo "SKIP: no net_memif PMD: $(head -3 "$T/dd.err")"
+				exit 77
+			fi
+			fail "hgw-dedup exited before listening: $(cat "$T/dd.err")"
+		fi
+		sleep 0.1
+	done
+	[ -S "$SOCK" ] || fail "no memif socket after 30 s: $(cat "$T/dd.err")"
+}
+
+# dd_stop: SIGTERM once hedgewire has stopped (the client leaves the
+# memif first); hgw-dedup's exit status in DDRC
+dd_stop() {
+	kill -TERM "$DDPID" 2>/dev/null || true
+	DDRC=0
+	wait "$DDPID" || DDRC=$?
+}
+
+# hwd [hedgewire --set options]: 2 workers, downstream, orders on the
+# memif (port 1); sets RC
+hwd() {
+	local mem
+	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
+	RC=0
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" "--lcores=0@0,1@1,2@0" --no-pci $mem \
+		--file-prefix "$PREFIX" --log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap" \
+		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
+		--set run.dedup=downstream --set order.port=1 \
+		--set venue.port="$PORT" --set replay.pace=rate "$@" \
+		>"$T/out" 2>"$T/err" || RC=$?
+}
+
+# dv KEY: a number from hgw-dedup's "venue: ..." lines ("KEY N")
+dv() {
+	grep '^venue: ' "$T/dd.out" | grep -o "$1 [0-9][0-9]*" | head -1 | awk '{ print $NF }'
+}
+
+# rv KEY: a number from hedgewire's relay line
+rv() {
+	grep '^venue: relay from hgw-dedup' "$T/out" | grep -o "$1 [0-9][0-9]*" | head -1 | awk '{ print $NF }'
+}
+
+# the replicas took every event at one position, and agree
+replicas_ok() {
+	grep -q "NOT at the same message\|PASSED WITHOUT IT" "$T/out" &&
+		fail "an event was not taken at one position: $(grep 'NOT at\|PASSED' "$T/out" | head -3)"
+	expect_eq "replicas agreeing with worker 0" "$(grep -c "agrees with worker 0: yes" "$T/out")" 1
+}
+
+# dd_refuse WHAT [hgw-dedup options]: refused at start-up in one line
+# matching WHAT, exit status not 0
+dd_refuse() {
+	local what=$1 mem
+	shift
+	mem=$("$SRCDIR/scripts/eal-args.sh" 64)
+	# shellcheck disable=SC2086
+	if "$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-bad" \
+		--log-level=error --vdev net_null0 -- --in 0 "$@" \
+		>"$T/bad.out" 2>"$T/bad.err"; then
+		fail "hgw-dedup $* was accepted"
+	fi
+	grep -q -- "$what" "$T/bad.err" || fail "hgw-dedup $*: $(cat "$T/bad.err")"
+	expect_eq "hgw-dedup $*: error lines" "$(grep -c '^hgw-dedup: ' "$T/bad.err")" 1
+}
+
+case $SCENARIO in
+downstream-login)
+	# bad options: one line naming the option
+	v="--venue 127.0.0.1:9 --venue-user U"
+	# shellcheck disable=SC2086
+	dd_refuse "--state-file is required" $v
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue: '127.0.0:9'" $v --venue 127.0.0:9 --state-file "$T/x"
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --dead-ms: 100" $v --state-file "$T/x" --dead-ms 100 --heartbeat-ms 100
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue-user" $v --venue-user TOOLONGUSER --state-file "$T/x"
+	echo "  bad hgw-dedup options refused in one line each"
+	sim_start --fill-pct 30
+	dd_start
+	hwd --set replay.pps=5000
+	dd_stop
+	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err") $(grep '^venue' "$T/dd.out")"
+	sent=$(dv "orders sent")
+	[ "$sent" -gt 100 ] || fail "too few orders sent: $sent"
+	expect_eq "logins" "$(dv logins)" 1
+	expect_eq "unsent" "$(dv unsent)" 0
+	check_orders
+	expect_eq "orders the simulator got" "$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")" "$sent"
+	# every message the simulator sent is in hedgewire's venue journal,
+	# in order, once
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
+		fail "venue journal: $(cat "$T/check2")"
+	taken=$(sed -n 's/^venue: \([0-9]*\) answers taken by the replicas.*/\1/p' "$T/out")
+	[ "${taken:-0}" -gt 100 ] || fail "venue answers taken by the replicas: ${taken:-none}"
+	expect_eq "relay gaps" "$(rv gaps)" 0
+	expect_eq "relay bad" "$(rv ", bad")" 0
+	replicas_ok
+	echo "  sent $sent; $(cat "$T/check2"); replicas took $taken answers"
+	echo "  hedgewire: $(grep '^venue: relay from' "$T/out" | cut -c8-)"
+	echo "  hgw-dedup: $(grep '^venue: relayed' "$T/dd.out" | cut -c8-)"
+	;;
+downstream-rate)
+	sim_start
+	dd_start --max-orders-per-sec 40 --max-orders-per-sec-per-symbol 10
+	hwd --set risk.max_orders_instrument=20 --set risk.max_orders_total=300 \
+		--set risk.window_ms=100 --set replay.pps=6000 \
+		--set run.events_log="$T/events.log"
+	dd_stop
+	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err")"
+	grep -q "unsent (over max_orders_per_sec) [1-9]" "$T/dd.out" ||
+		fail "the total cap refused nothing: $(grep '^venue' "$T/dd.out")"
+	grep -q "unsent (over max_orders_per_sec_per_symbol) [1-9]" "$T/dd.out" ||
+		fail "the per-symbol cap refused nothing: $(grep '^venue' "$T/dd.out")"
+	check_orders
+	$CHECK rate "$T/sim.jsonl" 40 10 >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+	# every refused order came back and every replica took it back
+	u=$(dv "unsent")
+	expect_eq "unsent relayed to hedgewire" "$(rv "unsent")" "$u"
+	expect_eq "unsent of an unknown session" "$(rv "session unknown")" 0
+	expect_eq "unsent not taken" "$(rv "not taken")" 0
+	# one UNSENT event each in the events log; every replica found the
+	# order it takes back
+	ev=$(grep -c "^[0-9]* [0-9a-f]* [0-9]* unsent" "$T/events.log" || true)
+	expect_eq "UNSENT events" "$ev" "$u"
+	grep -q "recalled orders not" "$T/out" &&
+		fail "a replica did not find an unsent order: $(grep 'recalled orders not' "$T/out")"
+	replicas_ok
+	echo "  $(cat "$T/check"); hgw-dedup refused $u, relayed; hedgewire took them back"
+	;;
+downstream-kill)
+	sim_start
+	dd_start
+	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
+		--cmd /hgw/risk/kill,1 --gap-ms 1500,1500 --duration 2 \
+		>"$T/driver.out" 2>&1 &
+	PIDS+=($!)
+	hwd --set replay.pps=3000
+	dd_stop
+	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err")"
+	[ "$(rv "kills sent")" -ge 1 ] || fail "hedgewire sent no kill: $(grep '^venue' "$T/out")"
+	[ "$(dv kills)" -ge 1 ] || fail "hgw-dedup took no kill: $(grep '^venue' "$T/dd.out")"
+	cs=$(dv "cancels sent") vc=$(dv "cancelled by the venue after a kill")
+	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/dd.out")"
+	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
+	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
+	check_orders
+	replicas_ok
+	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
+	;;
+downstream-disconnect)
+	# the venue drops the session: hgw-dedup reconnects, and hedgewire
+	# stops trading (kill switch), which cancels what is open
+	sim_start --drop-after 40
+	dd_start
+	hwd --set replay.pps=3000
+	dd_stop
+	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err")"
+	[ "$(dv logins)" -ge 2 ] || fail "no reconnect: $(grep '^venue' "$T/dd.out")"
+	[ "$(rv "sessions lost")" -ge 1 ] || fail "no lost session relayed: $(grep '^venue' "$T/out")"
+	grep -q "venue session lost" "$T/err" || fail "the control plane did not say the session was lost"
+	[ "$(value reject_kill_switch)" -gt 0 ] || fail "the replicas did not stop trading"
+	[ "$(dv "cancels sent")" -gt 0 ] || fail "no cancels after the reconnect: $(grep '^venue' "$T/dd.out")"
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
+		fail "venue journal: $(cat "$T/check2")"
+	check_orders
+	replicas_ok
+	echo "  logins $(dv logins); kill switch rejects $(value reject_kill_switch); cancels $(dv "cancels sent"); $(cat "$T/check2")"
+	;;
+*)
+	fail "unknown scenario $SCENARIO"
+	;;
+esac

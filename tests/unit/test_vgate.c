@@ -1,0 +1,167 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * lib/vgate: the relay datagrams' bytes (docs/venue.md "Venue session",
+ * "Downstream mode"), the sliding rate window, the open-order table
+ * following the venue's answers, the state file's floor across maps.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hgw_order.h"
+#include "hgw_test.h"
+#include "hgw_vgate.h"
+
+static void
+test_relay_bytes(void)
+{
+	uint8_t buf[64], body[4] = { 0, 0, 0, 7 };
+	const uint8_t *b;
+	uint64_t rseq;
+	uint8_t type;
+	size_t n = hgw_relay_put(buf, 0x0102030405060708ull, 'K', body, 4),
+	       blen;
+	static const uint8_t want[] = { 'H', 'G', 'W', 'R', 1, 2, 3, 4, 5, 6,
+					7, 8, 0, 5, 'K', 0, 0, 0, 7 };
+
+	HGW_CHECK_EQ(n, sizeof(want));
+	HGW_CHECK(memcmp(buf, want, sizeof(want)) == 0);
+	HGW_CHECK_EQ(hgw_relay_get(buf, n, &rseq, &type, &b, &blen), 0);
+	HGW_CHECK_EQ(rseq, 0x0102030405060708ull);
+	HGW_CHECK_EQ(type, 'K');
+	HGW_CHECK_EQ(blen, 4);
+	HGW_CHECK(b == buf + 15);
+	/* a length that disagrees with the datagram, one of 0, no magic */
+	HGW_CHECK_EQ(hgw_relay_get(buf, n - 1, &rseq, &type, &b, &blen), -1);
+	HGW_CHECK_EQ(hgw_relay_get(buf, n + 1, &rseq, &type, &b, &blen), -1);
+	buf[12] = buf[13] = 0;
+	HGW_CHECK_EQ(hgw_relay_get(buf, 14, &rseq, &type, &b, &blen), -1);
+	buf[0] = 'X';
+	HGW_CHECK_EQ(hgw_relay_get(buf, n, &rseq, &type, &b, &blen), 1);
+	HGW_CHECK_EQ(hgw_relay_get(buf, 3, &rseq, &type, &b, &blen), 1);
+}
+
+static void
+test_relay_udp(void)
+{
+	struct hgw_udp_tx t;
+	uint8_t f[128], body[2] = { 1, 2 };
+	const uint8_t *p;
+	size_t n, plen;
+
+	memset(&t, 0, sizeof(t));
+	t.src_ip = 0x0a020001;
+	t.dst_ip = 0x0a020002;
+	t.src_port = 40000;
+	t.dst_port = 40001;
+	hgw_udp_tx_init(&t);
+	n = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, 1, 'A', body, 2);
+	n = hgw_udp_tx_frame(&t, f, n);
+	HGW_CHECK_EQ(hgw_relay_udp_payload(f, n, &p, &plen), 0);
+	HGW_CHECK(p == f + HGW_UDP_TX_HDR_LEN);
+	HGW_CHECK_EQ(plen, 17);
+	/* cut short: the UDP length runs past the frame */
+	HGW_CHECK_EQ(hgw_relay_udp_payload(f, n - 1, &p, &plen), -1);
+	f[23] = 6;      /* TCP */
+	HGW_CHECK_EQ(hgw_relay_udp_payload(f, n, &p, &plen), -1);
+}
+
+static void
+test_window(void)
+{
+	uint64_t times[3];
+	uint32_t head = 0, n = 0;
+
+	/* 3 a second (hz 1000): the 4th within the second is refused, the
+	 * one a second after the first goes */
+	for (uint64_t t = 0; t < 3; t++) {
+		HGW_CHECK(!hgw_vgate_window_full(times, head, n, 3, t * 10,
+						 1000));
+		hgw_vgate_window_add(times, &head, &n, 3, t * 10);
+	}
+	HGW_CHECK(hgw_vgate_window_full(times, head, n, 3, 999, 1000));
+	HGW_CHECK(!hgw_vgate_window_full(times, head, n, 3, 1000, 1000));
+	hgw_vgate_window_add(times, &head, &n, 3, 1000);
+	HGW_CHECK(hgw_vgate_window_full(times, head, n, 3, 1009, 1000));
+	HGW_CHECK(!hgw_vgate_window_full(times, head, n, 3, 1010, 1000));
+}
+
+static void
+test_open_answers(void)
+{
+	struct hgw_venue_open open[3] = {
+		{ .user_ref = 5, .qty = 100 }, { .user_ref = 9, .qty = 100 },
+		{ .user_ref = 12, .qty = 100, .cancel_sent = 1 },
+	};
+	struct hgw_ouch_answer a;
+	uint64_t c = 0, cq = 0;
+	uint32_t n = 3;
+
+	memset(&a, 0, sizeof(a));
+	a.type = HGW_OUCH_ACCEPTED;
+	a.user_ref = 9;
+	a.qty = 80;
+	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(open[1].qty, 80);
+	a.type = HGW_OUCH_EXECUTED;
+	a.qty = 30;
+	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(open[1].qty, 50);
+	a.type = HGW_OUCH_CANCELED;
+	a.user_ref = 12;
+	a.qty = 100;
+	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(open[2].qty, 0);
+	HGW_CHECK_EQ(c, 1);
+	HGW_CHECK_EQ(cq, 100);
+	a.type = HGW_OUCH_REJECTED;
+	a.user_ref = 5;
+	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(open[0].qty, 0);
+	a.user_ref = 6;         /* not ours: nothing changes */
+	a.type = HGW_OUCH_EXECUTED;
+	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	hgw_vgate_open_compact(open, &n);
+	HGW_CHECK_EQ(n, 1);
+	HGW_CHECK_EQ(open[0].user_ref, 9);
+	HGW_CHECK(hgw_vgate_open_find(open, n, 9) == &open[0]);
+	HGW_CHECK(hgw_vgate_open_find(open, n, 12) == NULL);
+}
+
+static void
+test_state_floor(void)
+{
+	char path[] = "/tmp/hgw-vgate-XXXXXX", err[300];
+	struct hgw_venue_state *st;
+	uint64_t floor = 99;
+	int fd = mkstemp(path);
+
+	HGW_CHECK(fd >= 0);
+	close(fd);
+	st = hgw_vgate_state_map(path, &floor, err, sizeof(err));
+	HGW_CHECK(st != NULL);
+	if (st == NULL)
+		return;
+	HGW_CHECK_EQ(floor, 0);
+	atomic_store_explicit(&st->last_user_ref, 1234, memory_order_relaxed);
+	hgw_vgate_state_unmap(st);
+	st = hgw_vgate_state_map(path, &floor, err, sizeof(err));
+	HGW_CHECK(st != NULL);
+	HGW_CHECK_EQ(floor, 1234);
+	hgw_vgate_state_unmap(st);
+	/* not a state file: refused, naming it */
+	HGW_CHECK(truncate(path, 100) == 0);
+	HGW_CHECK(hgw_vgate_state_map(path, &floor, err, sizeof(err)) == NULL);
+	HGW_CHECK(strstr(err, path) != NULL);
+	unlink(path);
+}
+
+int
+main(void)
+{
+	HGW_TEST(test_relay_bytes);
+	HGW_TEST(test_relay_udp);
+	HGW_TEST(test_window);
+	HGW_TEST(test_open_answers);
+	HGW_TEST(test_state_floor);
+	return hgw_test_done();
+}
