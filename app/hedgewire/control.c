@@ -1049,6 +1049,14 @@ hgw_ctl_session_lost(void)
 	char err[128];
 
 	pthread_mutex_lock(&ctl.lock);
+	if (ctl.kill) {
+		/* on already: another kill event would only fill the
+		 * replicas' queues (a burst of bad input posts none) */
+		pthread_mutex_unlock(&ctl.lock);
+		RTE_LOG(ERR, HGW_CTL, "venue session lost (the kill switch is "
+			"on already)\n");
+		return;
+	}
 	if (kill_post(&e, err, sizeof(err)) != 0)
 		RTE_LOG(ERR, HGW_CTL, "venue session lost, and the kill "
 			"switch could not be set: %s\n", err);

@@ -33,7 +33,7 @@ static struct {
 	uint32_t kills_seen, kills_sent;
 	/* counters */
 	uint64_t frames, other, seqd, unsent, unsent_unknown, unsent_failed;
-	uint64_t lost, logins, gaps, bad, venue_gaps, kill_tx_full;
+	uint64_t lost, logins, gaps, bad, venue_gaps, kill_tx_full, dups;
 	uint64_t lost_kills;
 } r;
 
@@ -108,6 +108,12 @@ take_seq(const uint8_t *b, size_t blen, int close)
 	}
 	seq = hgw_vgate_get_be(b, 8);
 	len = blen - 8;
+	if (r.venue_seq != 0 && seq <= r.venue_seq) {
+		/* a message taken already: applying it again would count
+		 * its fill twice in every replica */
+		r.dups++;
+		return;
+	}
 	if (r.venue_seq != 0 && seq != r.venue_seq + 1) {
 		r.venue_gaps++;
 		if (!close)
@@ -173,6 +179,10 @@ take(const uint8_t *f, uint32_t len, int close)
 		r.bad++;
 		if (!close)
 			lost("a malformed relay datagram");
+		return;
+	}
+	if (r.rseq_in != 0 && rseq <= r.rseq_in) {
+		r.dups++;	/* a datagram taken already */
 		return;
 	}
 	if (rseq != r.rseq_in + 1) {
@@ -249,10 +259,16 @@ hgw_relay_poll(int close)
 	if (!close) {
 		r.kills_seen = hgw_ctl_kills();
 		kill_send();
+	} else {
+		/* the replicas have stopped: what still comes is journalled
+		 * only, never posted (a post would fail: not running) */
+		hgw_venue_ctl_close();
 	}
 	/* no more datagrams than the replicas' event queues can take now
 	 * (each is at most one event): the rest wait on the port's RX ring */
-	room = close ? UINT_MAX : hgw_ctl_event_room();
+	/* a datagram posts at most 3 events (two kills for gaps, the
+	 * answer; a kill is posted only while the switch is off) */
+	room = close ? UINT_MAX : hgw_ctl_event_room() / 3;
 	while (room != 0 &&
 	       (n = rte_eth_rx_burst(r.port, r.rxq, m,
 				     (uint16_t)RTE_MIN(room, RTE_DIM(m)))) != 0) {
@@ -276,10 +292,11 @@ hgw_relay_report(FILE *out)
 		PRIu64 "), unsent %" PRIu64 " (session unknown %" PRIu64
 		", not taken %" PRIu64 "), sessions lost %" PRIu64 ", logins %"
 		PRIu64 "; gaps %" PRIu64 ", bad %" PRIu64 ", venue gaps %"
-		PRIu64 "; kills sent %" PRIu64 " (retries %" PRIu64
-		"), session-lost kills %" PRIu64 "\n", r.frames - r.other,
-		r.other, r.seqd, r.venue_seq, r.unsent, r.unsent_unknown,
-		r.unsent_failed, r.lost, r.logins, r.gaps, r.bad, r.venue_gaps,
+		PRIu64 ", repeats dropped %" PRIu64 "; kills sent %" PRIu64
+		" (retries %" PRIu64 "), session-lost kills %" PRIu64 "\n",
+		r.frames - r.other, r.other, r.seqd, r.venue_seq, r.unsent,
+		r.unsent_unknown, r.unsent_failed, r.lost, r.logins, r.gaps,
+		r.bad, r.venue_gaps, r.dups,
 		r.rseq_out, r.kill_tx_full, r.lost_kills);
 	hgw_venue_ctl_report(out, 1);
 	return r.unsent_failed + r.unsent_unknown;

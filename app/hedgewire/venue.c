@@ -598,6 +598,12 @@ hgw_venue_ctl_take(const struct hgw_venue_msg *m)
 }
 
 void
+hgw_venue_ctl_close(void)
+{
+	ctl_closed = 1;
+}
+
+void
 hgw_venue_ctl_open(const struct hgw_config *c)
 {
 	if (c->venue_journal[0] != '\0' && journal == NULL)

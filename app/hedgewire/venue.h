@@ -153,6 +153,9 @@ void hgw_venue_ctl_take(const struct hgw_venue_msg *m);
  * lcore, every poll: 0 or -1), print the control side's counters (close:
  * from now on to the journal only), close it. */
 void hgw_venue_ctl_open(const struct hgw_config *c);
+/* Control lcore: the replicas have stopped; venue messages from now on
+ * are journalled only. */
+void hgw_venue_ctl_close(void);
 int hgw_venue_ctl_flush(void);
 void hgw_venue_ctl_report(FILE *out, int close);
 void hgw_venue_ctl_fini(void);

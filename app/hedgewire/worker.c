@@ -498,8 +498,9 @@ venue_apply(struct hgw_worker *w, const struct hgw_event *e)
 		rc = hgw_risk_restate(w->risk, v->user_ref, v->qty);
 		break;
 	case HGW_OUCH_REPLACED:
+		/* replaced dead: nothing of the new order is open */
 		rc = hgw_risk_replace(w->risk, v->orig_user_ref, v->user_ref,
-				      v->qty);
+				      v->reason == 'D' ? 0 : v->qty);
 		break;
 	default:
 		/* System Event, Broken Trade, Cancel Pending/Reject,

@@ -595,6 +595,7 @@ hgw_ouch_answer_decode(const uint8_t *msg, size_t len, uint64_t seq,
 		a->qty = hgw_be32(b + 14);
 		a->price = hgw_be64(b + 26);
 		a->match = hgw_be64(b + 36);   /* order reference number */
+		a->reason = b[47];             /* order state: 'L' live, 'D' dead */
 		break;
 	case HGW_OUCH_CANCELED:
 		a->qty = hgw_be32(b + 13);

@@ -823,6 +823,8 @@ def run(feed_path, conf, table, trace=None, events=None):
             loc, sd, rem = o
             vst['reduced_shares'] += rem
             take(orig, rem, False)
+            if reason == ord('D'):      # replaced dead: nothing open
+                qty = 0
             if qty:
                 open_orders[urn] = [loc, sd, qty]
                 open_side[(loc, sd)] = open_side.get((loc, sd), 0) + qty

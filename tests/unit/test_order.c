@@ -871,6 +871,11 @@ test_answer_accepted(void)
 	HGW_CHECK_EQ(a.qty, 300);
 	HGW_CHECK_EQ(a.price, 1234500);
 	HGW_CHECK_EQ(a.match, 987654321);
+	HGW_CHECK_EQ(a.reason, 'L');            /* order state */
+	b[47] = 'D';                            /* accepted dead */
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 7, &a, &why), 0);
+	HGW_CHECK_EQ(a.reason, 'D');
+	b[47] = 'L';
 	/* one byte short, one too many, and an appendage it does not carry */
 	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n - 1, 7, &a, &why), -1);
 	HGW_CHECK(strcmp(why, "bad length") == 0);
@@ -916,6 +921,7 @@ test_answer_replaced(void)
 	HGW_CHECK_EQ(a.qty, 200);
 	HGW_CHECK_EQ(a.price, 99990000);
 	HGW_CHECK_EQ(a.match, 55);
+	HGW_CHECK_EQ(a.reason, 'L');            /* order state */
 }
 
 static void
