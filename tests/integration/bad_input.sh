@@ -78,6 +78,8 @@ config)
 	expect_start_error "inject-corrupt: bad value '1'" --inject-corrupt 1
 	# numbers are decimal: a hex or signed limit is refused, not read
 	expect_start_error "\\[risk\\] max_quantity: '0x10'" --set risk.max_quantity=0x10
+	expect_start_error "\\[risk\\] max_open_orders: .0." --set risk.max_open_orders=0
+	expect_start_error "\\[risk\\] max_open_orders: .65537." --set risk.max_open_orders=65537
 	# the configuration file is checked line by line, with file:line
 	mkdir "$T/dir.ini"
 	printf '[feed]\nport = 1\nport = 2\n' >"$T/dup.ini"

@@ -2,11 +2,11 @@
 """Every document and section the tree cites exists.
 
 Finds citations of the form  README.md "Section",  README "Section"  and
-docs/NAME.md "Section"  (also inside C strings, as \\"Section\\") in the
+docs/<file>.md "Section"  (also inside C strings, as \\"Section\\") in the
 sources, scripts, configuration, tests and documentation, and checks that
 the file exists and has a Markdown heading whose text is Section, or
 starts with Section followed by " (" (as in "Trading rules (exact; ...)").
-A bare docs/NAME.md must exist too.
+A bare docs/<file>.md must exist too.
     docs_citations.py [SOURCE_ROOT]
 Exit status 0 when every citation resolves, 1 otherwise (one line each).
 """
