@@ -511,7 +511,8 @@ trading_init(struct trading *t, const struct hgw_config *c)
 
 		txlcore.nrings = c->workers;
 		hgw_dedup_filter_init(&txlcore.filter);
-		hgw_hist_init_precision(&out->rx_to_tx, c->latency_bits);
+		out->rx_to_tx = &txlcore.tx_hist;
+		hgw_hist_init_precision(out->rx_to_tx, c->latency_bits);
 		out->port = c->tx_port;
 		out->queue = 0;
 		out->journal = t->journal ? hgw_journal_tx(t->journal) : NULL;
@@ -774,6 +775,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 		void *mem;
 
 		memset(&w[i], 0, sizeof(w[i]));
+		w[i].out.rx_to_tx = &w[i].tx_hist;
 		w[i].lcore = lcore;
 		w[i].port = c->rx_port;
 		w[i].burst = c->burst;
@@ -838,7 +840,7 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			if (t->tables.n >= c->workers)
 				w[i].table_rw = &t->tables.t[i];
 			w[i].tx_pool = t->tx_pool;
-			hgw_hist_init_precision(&w[i].out.rx_to_tx,
+			hgw_hist_init_precision(w[i].out.rx_to_tx,
 						c->latency_bits);
 			w[i].dedup = t->dedup;
 			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
@@ -1064,7 +1066,7 @@ print_sender(const struct hgw_sender *s, uint64_t pool_empty)
 	printf("  %-22s %" PRIu64 "\n", "tx_pool_waits", s->tx.pool_waits);
 	printf("  %-22s %" PRIu64 "\n", "journal_full", s->tx.journal_full);
 	printf("  %-22s %" PRIu64 "\n", "misses", s->misses);
-	hgw_hist_print(&s->rx_to_tx, stdout, "rx_to_tx",
+	hgw_hist_print(s->rx_to_tx, stdout, "rx_to_tx",
 		       1e9 / (double)rte_get_tsc_hz(),
 		       "ns, rx_burst return to tx_burst, per order");
 }
@@ -1468,11 +1470,11 @@ main(int argc, char **argv)
 
 		hgw_hist_init_precision(&all, conf.latency_bits);
 		if (txl) {
-			hgw_hist_merge(&all, &txlcore.out.rx_to_tx);
+			hgw_hist_merge(&all, txlcore.out.rx_to_tx);
 			misses = txlcore.out.misses;
 		}
 		for (uint32_t i = 0; i < conf.workers && !txl; i++) {
-			hgw_hist_merge(&all, &workers[i].out.rx_to_tx);
+			hgw_hist_merge(&all, workers[i].out.rx_to_tx);
 			misses += workers[i].out.misses;
 		}
 		if (conf.workers > 1) {

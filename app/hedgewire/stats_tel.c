@@ -86,7 +86,7 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->won = w->races.won;
 		s->lost = w->races.lost;
 		hgw_worker_decisions(w, &s->triggers, &s->rejects);
-		hgw_hist_copy(&s->rx_to_tx, &w->out.rx_to_tx);
+		hgw_hist_copy(&s->rx_to_tx, w->out.rx_to_tx);
 		s->tsc = rte_rdtsc();
 		return 0;
 	}
@@ -101,7 +101,7 @@ txl_state(struct hgw_snapshot *s)
 		s->misses = tel_txl->out.misses;
 		s->won = tel_txl->out.tx.orders;
 		s->lost = tel_txl->races_lost;
-		hgw_hist_copy(&s->rx_to_tx, &tel_txl->out.rx_to_tx);
+		hgw_hist_copy(&s->rx_to_tx, tel_txl->out.rx_to_tx);
 		return 0;
 	}
 	return snap_ask(&tel_txl->snap, &tel_txl->snapshot, s);

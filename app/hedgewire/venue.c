@@ -418,7 +418,7 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	}
 	now = rte_rdtsc();
 	hgw_hist_record(&v->send_lat, now - deq_tsc);
-	hgw_hist_record(&s->rx_to_tx, now - h->rx_tsc);
+	hgw_hist_record(s->rx_to_tx, now - h->rx_tsc);
 	s->misses += now - h->rx_tsc > s->miss_tsc;
 	v->state->orders++;
 	if (v->cap_total != 0)

@@ -199,7 +199,7 @@ sender_flush(struct hgw_sender *s)
 	for (uint16_t i = 0; i < n; i++) {
 		uint64_t lat = now - s->rx_tsc[i];
 
-		hgw_hist_record(&s->rx_to_tx, lat);
+		hgw_hist_record(s->rx_to_tx, lat);
 		s->misses += lat > s->miss_tsc;
 	}
 	s->n = 0;
@@ -1230,7 +1230,7 @@ snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	snap->misses = s->misses;
 	snap->won = won;
 	snap->lost = lost;
-	hgw_hist_copy(&snap->rx_to_tx, &s->rx_to_tx);	/* buckets in use */
+	hgw_hist_copy(&snap->rx_to_tx, s->rx_to_tx);	/* buckets in use */
 	snap->tsc = rte_rdtsc();
 	c->seen = req;
 	/* release: the copy above happens-before the reader's acquire */

@@ -5,6 +5,7 @@
 #define HGW_APP_WORKER_H
 
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <rte_common.h>
@@ -132,7 +133,7 @@ struct hgw_sender {
 	/* arrival (rx_burst return, or the paced release deadline) ->
 	 * handed to tx_burst, TSC cycles; later than miss_tsc: a miss
 	 * (still in the histogram) */
-	struct hgw_hist rx_to_tx;
+	struct hgw_hist *rx_to_tx;      /* cold, owner's storage */
 	uint64_t miss_tsc;
 	uint64_t misses;
 	uint64_t rx_tsc[HGW_WORKER_TXQ];
@@ -202,8 +203,10 @@ struct hgw_txlcore {
 	 * (venue.h; NULL: to the port) */
 	struct hgw_venue *venue;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
-	struct hgw_snapshot snapshot;
 	struct hgw_sender out;
+	/* cold: out.rx_to_tx points here */
+	struct hgw_snapshot snapshot;
+	struct hgw_hist tx_hist;
 };
 
 /* One order the kill switch recalled from a handoff ring. */
@@ -257,9 +260,16 @@ struct hgw_fanout {
 int hgw_fanout_main(void *arg);
 
 /* One worker: everything it writes on the fast path lives here, owned by
- * its lcore alone. The control plane reads it only after the worker has
- * returned (rte_eal_wait_lcore joins, which orders those reads after the
- * worker's last writes), except for the atomics in the shared block. */
+ * its lcore alone, allocated on its lcore's socket. The control plane
+ * reads it only after the worker has returned (rte_eal_wait_lcore joins,
+ * which orders those reads after the worker's last writes), except for
+ * the atomics in the shared blocks and the snapshot and checkpoints.
+ *
+ * Hot first: what the poll loop touches per burst and per message is the
+ * front of the struct (a few tens of KiB, HGW_WORKER_HOT_MAX), in the
+ * order it is used. Cold after it (from ckpt on): histograms, the
+ * snapshot, the hold buffer, the decisions kept for UNSENT events and
+ * the event positions, each touched rarely or per order only. */
 struct hgw_worker {
 	/* Written by the worker, read live by the control plane. Alone on
 	 * their cache line so the poll loop does not share a line with the
@@ -303,9 +313,7 @@ struct hgw_worker {
 		_Atomic uint32_t stamped;
 		_Atomic uint32_t leave_reason;
 	} in __rte_cache_aligned;
-	struct hgw_ckpt_ring ckpt __rte_cache_aligned;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
-	struct hgw_snapshot snapshot;
 
 	unsigned int lcore;
 	uint16_t port;
@@ -336,7 +344,6 @@ struct hgw_worker {
 	 * feed and accounting, sends nothing, and counts what it held
 	 * back; where (the message that showed it) */
 	uint32_t halt;                  /* enum hgw_halt, 0: trading */
-	uint64_t halt_key, halt_seq;
 	uint64_t halted_triggers, halted_orders;
 	/* A/B lines and recovery: a gap's later frames held (hold_on: the
 	 * decoder returns them as HGW_FEED_AHEAD), the line of the frame
@@ -346,7 +353,6 @@ struct hgw_worker {
 	uint16_t hold_session;          /* where the frame just held belongs */
 	uint16_t hold_left;             /* ... and its message count */
 	uint64_t hold_seq;
-	struct hgw_recovery rq;
 	/* [feed] join = baseline: messages still to apply after the join
 	 * before triggers are evaluated (every replica alike) */
 	uint32_t warmup_messages;
@@ -354,8 +360,6 @@ struct hgw_worker {
 	/* 1 once out of the race (HGW_ANNOUNCE_LEAVE): accounts, never sends
 	 * again; why, and the message before which it left */
 	int left;
-	uint32_t left_reason;
-	uint64_t left_key, left_seq;
 	/* claim dedup shared by all workers (NULL: every copy is sent, or
 	 * the TX lcore chooses) */
 	struct hgw_dedup *dedup;
@@ -388,15 +392,6 @@ struct hgw_worker {
 	uint64_t digest, decisions;
 	uint64_t ckpt_mask;
 
-	/* Messages of the current burst, pointing into its mbufs, with
-	 * their sequence number and session index into feed.sessions (the
-	 * trigger is that session's key and the sequence number). */
-	uint32_t nbatch;
-	const uint8_t *batch[HGW_WORKER_BATCH];
-	uint64_t batch_seq[HGW_WORKER_BATCH];
-	uint16_t batch_session[HGW_WORKER_BATCH];
-	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
-
 	/* Cache-aware RX buffers ([buffers], lib/idio); idio_on: any of
 	 * them, else buffers are freed in bulk as they come */
 	int idio_on;
@@ -417,7 +412,6 @@ struct hgw_worker {
 	 * read under its sequence count, so the replica's loaded latency),
 	 * -> risk decided (stage_risk). Sent is rx_to_tx. TSC cycles. */
 	uint32_t stage_every, stage_left;
-	struct hgw_hist stage_book, lookup, stage_risk;
 	/* Arrival of the frame being processed: the TSC when its rx_burst
 	 * returned, or with paced replay its release deadline */
 	uint64_t rx_tsc;
@@ -432,6 +426,34 @@ struct hgw_worker {
 	uint64_t pace_no_ts;            /* pcap pace, no timestamp: due at once */
 	uint64_t pace_late;             /* frames picked up after their deadline */
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
+	/* --claims: every trigger's order reached, cold (benchmarks) */
+	struct hgw_claim { uint64_t seq, cycles; uint8_t won; } *claims;
+	uint32_t nclaims, claims_max;
+	uint64_t claims_dropped;
+
+	/* Messages of the current burst, pointing into its mbufs, with
+	 * their sequence number and session index into feed.sessions (the
+	 * trigger is that session's key and the sequence number). */
+	uint32_t nbatch;
+	const uint8_t *batch[HGW_WORKER_BATCH];
+	uint64_t batch_seq[HGW_WORKER_BATCH];
+	uint16_t batch_session[HGW_WORKER_BATCH];
+	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
+	/* ---- Cold from here on ---- */
+	/* Checkpoints of the digest, read by the control plane
+	 * (hgw_event.h); one write every [run] digest_every messages. */
+	struct hgw_ckpt_ring ckpt __rte_cache_aligned;
+	struct hgw_snapshot snapshot;
+	/* out.rx_to_tx points here */
+	struct hgw_hist tx_hist;
+	/* stage_every's histograms (see above) */
+	struct hgw_hist stage_book, lookup, stage_risk;
+	/* where the worker halted, and why and where it left the race */
+	uint64_t halt_key, halt_seq;
+	uint32_t left_reason;
+	uint64_t left_key, left_seq;
+	/* MoldUDP64 recovery by re-request ([recovery] server) */
+	struct hgw_recovery rq;
 	/* Cold unless a gap is being waited on (hold_on first) */
 	struct hgw_hold hold;
 	/* The last HGW_PASSED_MAX decisions that passed risk (an UNSENT
@@ -443,14 +465,15 @@ struct hgw_worker {
 		uint16_t locate;
 	} passed[HGW_PASSED_MAX];
 	uint64_t unsent_applied, unsent_missing;
-	/* --claims: every trigger's order reached, cold (benchmarks) */
-	struct hgw_claim { uint64_t seq, cycles; uint8_t won; } *claims;
-	uint32_t nclaims, claims_max;
-	uint64_t claims_dropped;
 	/* Cold: where each of the last HGW_EV_MAX events was taken (before
 	 * message (key, seq)), by event id % HGW_EV_MAX */
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];
 } __rte_cache_aligned;
+
+/* The hot front of struct hgw_worker stays within this many bytes. */
+#define HGW_WORKER_HOT_MAX (64 * 1024)
+_Static_assert(offsetof(struct hgw_worker, ckpt) <= HGW_WORKER_HOT_MAX,
+	       "the hot part of a worker stays small");
 
 /* [rx] timestamp = nic: the NIC clock map, refitted by the control plane
  * every second (one writer) and read by the workers per burst under the
