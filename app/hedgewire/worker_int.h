@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: what the worker's files share (worker.c: the stages;
+ * worker_hold.c: frames held for a gap; worker_loop_*.c: one main loop
+ * per RX mode; worker_fanout.c, worker_txlcore.c: the RX and TX lcores).
+ * Internal to app/hedgewire: worker.h is what the rest of the app uses.
+ */
+#ifndef HGW_APP_WORKER_INT_H
+#define HGW_APP_WORKER_INT_H
+
+#include <rte_ethdev.h>
+#include <rte_mbuf.h>
+
+#include "journal.h"
+#include "worker.h"
+
+/* Most frames one rx_burst returns. */
+#define MAX_BURST 512
+
+/* worker.c: decode a frame into the batch (flags: HGW_FEED_TAKE_GAP to
+ * give a gap up); bytes of it read; *ahead = 1: past a gap, not taken */
+uint32_t wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m,
+		       uint32_t flags, int *ahead);
+/* worker.c: decode a frame of the burst; with hold_on a frame past a gap
+ * is held (w->held_now: the caller must not free it) */
+uint32_t wk_decode_frame(struct hgw_worker *w, struct rte_mbuf *m);
+/* worker.c: apply the batch to the book, evaluate, send */
+void wk_flush(struct hgw_worker *w);
+/* worker.c: stop trading on missed input (once) */
+void wk_halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session,
+	     uint64_t seq);
+/* worker.c: the worker has returned (gives held frames up, tells the TX
+ * lcore); returns 0 */
+int wk_done(struct hgw_worker *w);
+void wk_snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
+		      const struct hgw_feed_stats *feed,
+		      const struct hgw_sender *s, uint64_t won, uint64_t lost,
+		      uint32_t req, const struct hgw_worker *w);
+
+/* worker_hold.c: A/B lines and recovery (cold: only with hold_on) */
+void wk_hold_add(struct hgw_worker *w, struct rte_mbuf *m);
+void wk_hold_retry(struct hgw_worker *w);
+void wk_hold_give_up(struct hgw_worker *w, enum hgw_halt why);
+void wk_hold_check(struct hgw_worker *w);
+
+/* worker_loop_paced.c: a paced burst (each frame alone, at its
+ * deadline); worker.c: the IDIO release of a burst's buffers, and the
+ * compaction of a burst that lost frames to the hold buffer. */
+void wk_paced_burst(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		    uint32_t *rd);
+void wk_release_idio(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
+		     const uint32_t *rd);
+uint16_t wk_burst_unhold(struct rte_mbuf **pkts, uint32_t *rd, uint16_t n);
+
+/* One main loop per RX mode (worker_loop_*.c), chosen once by
+ * hgw_worker_main: from one RX queue; from one or two lines with frames
+ * held across a gap (A/B, recovery); from the fanout ring; paced. */
+int wk_loop_queue(struct hgw_worker *w);
+int wk_loop_lines(struct hgw_worker *w);
+int wk_loop_fanout(struct hgw_worker *w);
+int wk_loop_paced(struct hgw_worker *w);
+
+/* Hand the queued orders to tx_burst. The TX timestamp is taken just
+ * before it, and nothing else stands between the orders and the wire
+ * but one reference more on each mbuf when journalling (a store to a
+ * line the order's append wrote, since the driver frees what it sends
+ * and the journal copies the frame after tx_burst: with that reference
+ * the mbuf is not back in the pool before it is copied; so no queue of
+ * an order port may use MBUF_FAST_FREE). After tx_burst: the journal
+ * records and the latency histogram. Orders the driver refused are
+ * dropped and counted (they were not sent), never journalled. */
+static inline void
+sender_flush(struct hgw_sender *s)
+{
+	uint16_t n = (uint16_t)s->n, sent;
+	uint64_t now;
+
+	if (n == 0)
+		return;
+	if (s->journal != NULL)
+		for (uint16_t i = 0; i < n; i++)
+			rte_mbuf_refcnt_update(s->m[i], 1);
+	now = rte_rdtsc();
+	sent = rte_eth_tx_burst(s->port, s->queue, s->m, n);
+	if (s->journal != NULL) {
+		s->tx.journal_full += hgw_journal_put(s->journal, s->m, sent,
+						      now);
+		/* the journal's reference; the refused ones: both */
+		for (uint16_t i = sent; i < n; i++)
+			rte_mbuf_refcnt_set(s->m[i], 1);
+		rte_pktmbuf_free_bulk(s->m, n);
+	} else if (unlikely(sent < n)) {
+		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
+	}
+	s->tx.orders += sent;
+	s->tx.tx_full += n - sent;
+	for (uint16_t i = 0; i < n; i++) {
+		uint64_t lat = now - s->rx_tsc[i];
+
+		hgw_hist_record(s->rx_to_tx, lat);
+		s->misses += lat > s->miss_tsc;
+	}
+	s->n = 0;
+}
+
+/* One relaxed load per loop when nobody asks. */
+static inline void
+snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
+	      const struct hgw_feed_stats *feed, const struct hgw_sender *s,
+	      uint64_t won, uint64_t lost, const struct hgw_worker *w)
+{
+	/* relaxed: checked once per loop; on a change, the acquire fence
+	 * below pairs with the reader's release store of req, so the last
+	 * reader's copy of the snapshot happens-before we rewrite it */
+	uint32_t req = atomic_load_explicit(&c->req, memory_order_relaxed);
+
+	if (unlikely(req != c->seen)) {
+		atomic_thread_fence(memory_order_acquire);
+		wk_snapshot_take(c, snap, feed, s, won, lost, req, w);
+	}
+}
+
+#endif /* HGW_APP_WORKER_INT_H */

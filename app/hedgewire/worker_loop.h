@@ -1,0 +1,200 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the worker's main loop, written once and compiled once per
+ * RX mode (worker_loop_*.c), as l3fwd compiles one loop per lookup
+ * method. The mode flags are constants in each instantiation, so each
+ * loop carries only its own mode's code; hgw_worker_main picks the loop
+ * once, at start-up. The stages it calls (decode, the batch through
+ * book, strategy, risk and the order) are worker.c's.
+ */
+#ifndef HGW_APP_WORKER_LOOP_H
+#define HGW_APP_WORKER_LOOP_H
+
+#include <rte_prefetch.h>
+#include <rte_ring.h>
+
+#include "worker_int.h"
+
+/* Mode flags: compile-time constants of each loop. */
+#define WL_RING  1u     /* frames from the fanout RX lcore's ring */
+#define WL_HOLD  2u     /* frames past a gap are held (A/B, recovery) */
+#define WL_PACED 4u     /* each frame waits for its release deadline */
+
+/* Frames prefetched ahead of the one being decoded. */
+#define PREFETCH_AHEAD 2
+
+/* Burst prefetch: a packet's first two data lines (headers and the
+ * first messages) into L2, ahead of the L1 prefetch window. */
+static inline void
+wl_prefetch_l2(const struct rte_mbuf *m)
+{
+	const uint8_t *d = rte_pktmbuf_mtod(m, const uint8_t *);
+
+	rte_prefetch1(d);
+	rte_prefetch1(d + RTE_CACHE_LINE_SIZE);
+}
+
+/* [rx] timestamp = nic: the burst arrived when the NIC stamped its first
+ * frame (mapped to the TSC); a frame without a stamp keeps the rx_burst
+ * TSC, counted. */
+static inline void
+wl_nic_arrival(struct hgw_worker *w, const struct rte_mbuf *m)
+{
+	struct hgw_nic_clock map;
+	uint32_t sn;
+
+	if (unlikely(!(m->ol_flags & w->ts_flag))) {
+		w->nic_no_ts++;
+		return;
+	}
+	do {
+		sn = rte_seqcount_read_begin(&w->nic->seq);
+		map = w->nic->map;
+	} while (rte_seqcount_read_retry(&w->nic->seq, sn));
+	uint64_t t = hgw_nic_clock_tsc(&map,
+		*RTE_MBUF_DYNFIELD(m, w->ts_offset,
+				   const rte_mbuf_timestamp_t *));
+
+	/* a stamp can only be earlier than the rx_burst return */
+	w->rx_tsc = RTE_MIN(t, w->rx_tsc);
+}
+
+/* Receive and process one burst of one line; returns the number of
+ * frames. */
+static __rte_always_inline uint16_t
+wl_burst(struct hgw_worker *w, uint8_t line, const unsigned int flags)
+{
+	struct rte_mbuf *pkts[MAX_BURST];
+	uint32_t rd[MAX_BURST];	/* bytes of each frame the decoder read */
+	uint16_t n = (flags & WL_RING) ?
+		(uint16_t)rte_ring_sc_dequeue_burst(w->rx_ring, (void **)pkts,
+						    w->burst, NULL) :
+		rte_eth_rx_burst(w->port, line ? w->queue_b : w->queue, pkts,
+				 w->burst);
+	uint16_t nfree = n;
+
+	if (n == 0) {
+		if ((flags & WL_HOLD) && w->hold.n != 0)
+			w->hold.line_empty[line] = rte_rdtsc();
+		return 0;
+	}
+	if (flags & WL_HOLD)
+		w->cur_line = line;
+	w->rx_tsc = rte_rdtsc();
+	if (w->nic != NULL)
+		wl_nic_arrival(w, pkts[0]);
+	if (unlikely(w->rx.first_tsc == 0))
+		w->rx.first_tsc = w->rx_tsc;
+	w->rx.last_tsc = w->rx_tsc;
+	w->rx.bursts++;
+	w->rx.mbufs += n;
+	if (flags & WL_PACED) {
+		wk_paced_burst(w, pkts, n, rd);
+	} else {
+		uint32_t pf = w->prefetch ?
+			hgw_idio_pf_depth(&w->pf, w->rx_tsc, n) : 0;
+
+		for (uint16_t i = 0; i < n && i < PREFETCH_AHEAD; i++)
+			rte_prefetch0(rte_pktmbuf_mtod(pkts[i], void *));
+		for (uint16_t i = PREFETCH_AHEAD;
+		     i < n && i < PREFETCH_AHEAD + pf; i++)
+			wl_prefetch_l2(pkts[i]);
+		for (uint16_t i = 0; i < n; i++) {
+			if (i + PREFETCH_AHEAD < n)
+				rte_prefetch0(rte_pktmbuf_mtod(
+					pkts[i + PREFETCH_AHEAD], void *));
+			if (pf != 0 && i + PREFETCH_AHEAD + pf < n)
+				wl_prefetch_l2(pkts[i + PREFETCH_AHEAD + pf]);
+			/* Room for any frame's messages, else apply what
+			 * we have. */
+			if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
+				wk_flush(w);
+			rd[i] = wk_decode_frame(w, pkts[i]);
+			if ((flags & WL_HOLD) && unlikely(w->held_now)) {
+				w->held_now = 0;
+				pkts[i] = NULL;
+			}
+		}
+		wk_flush(w);
+	}
+	if (flags & WL_HOLD)
+		nfree = wk_burst_unhold(pkts, rd, n);
+	if (w->idio_on)
+		wk_release_idio(w, pkts, nfree, rd);
+	else
+		rte_pktmbuf_free_bulk(pkts, nfree);
+	if ((flags & WL_HOLD) && w->hold.nfree != 0) {
+		/* held frames taken in this burst: the batch is applied */
+		rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
+		w->hold.nfree = 0;
+	}
+	/* Single writer: a plain load + store, no locked RMW. */
+	atomic_store_explicit(&w->shared.frames,
+			      atomic_load_explicit(&w->shared.frames,
+						   memory_order_relaxed) + n,
+			      memory_order_relaxed);
+	return n;
+}
+
+/* One burst of each line, then a look at a gap being waited on. */
+static __rte_always_inline uint16_t
+wl_poll(struct hgw_worker *w, const unsigned int flags)
+{
+	uint16_t n = wl_burst(w, 0, flags);
+
+	if (!(flags & WL_HOLD))
+		return n;
+	if (w->lines == 2)
+		n += wl_burst(w, 1, flags);
+	if (w->hold.n != 0) {
+		wk_hold_check(w);
+		if (w->hold.nfree != 0) {
+			wk_flush(w);
+			rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
+			w->hold.nfree = 0;
+		}
+	}
+	return n;
+}
+
+/* Poll until hgw_stop, then drain (every frame already received is
+ * processed before the worker reports, so a stop never loses one). */
+static __rte_always_inline int
+wl_run(struct hgw_worker *w, const unsigned int flags)
+{
+	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
+		wl_poll(w, flags);
+		snapshot_poll(&w->snap, &w->snapshot, &w->feed.stats, &w->out,
+			      w->races.won, w->races.lost, w);
+		if (unlikely(w->inject.stop_after != 0) &&
+		    w->rx.mbufs >= w->inject.stop_after) {
+			/* Test-only: stop for good (at a frame boundary,
+			 * so every order of the frames it took has left):
+			 * the worker is gone, the others carry on. */
+			atomic_store_explicit(&w->shared.dead, 1,
+					      memory_order_relaxed);
+			return wk_done(w);
+		}
+	}
+	if (flags & WL_RING) {
+		/* fanout: until the RX lcore has drained the port (acquire:
+		 * its enqueues are then visible) and our ring is empty */
+		for (;;) {
+			uint32_t done = atomic_load_explicit(&w->fanout->done,
+							     memory_order_acquire);
+
+			if (wl_poll(w, flags) == 0 && done)
+				break;
+		}
+		return wk_done(w);
+	}
+	for (uint32_t drained = 0; drained < w->drain_max;) {
+		uint16_t n = wl_poll(w, flags);
+
+		if (n == 0)
+			break;
+		drained += n;
+	}
+	return wk_done(w);
+}
+
+#endif /* HGW_APP_WORKER_LOOP_H */

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: BSD-3-Clause
+ * hedgewire: the TX lcore of tx-lcore mode: it takes each worker's
+ * orders off its handoff ring and sends the first copy of each trigger
+ * (to the order port, or over the venue session).
+ */
+#include <rte_ring.h>
+#include <rte_ring_elem.h>
+
+#include "venue.h"
+#include "worker_int.h"
+
+/* tx-lcore: take what each worker handed over, in each worker's order,
+ * and send the first copy of every trigger. Returns orders taken. */
+static uint32_t
+txlcore_once(struct hgw_txlcore *t)
+{
+	struct hgw_sender *s = &t->out;
+	struct hgw_handoff h[HGW_WORKER_TXQ];
+	uint32_t total = 0;
+
+	for (uint32_t r = 0; r < t->nrings; r++) {
+		unsigned int n = rte_ring_sc_dequeue_burst_elem(t->rings[r], h,
+								sizeof(h[0]),
+								HGW_WORKER_TXQ,
+								NULL);
+		/* [venue]: the dedup-to-send latency starts here */
+		uint64_t deq = t->venue != NULL && n != 0 ? rte_rdtsc() : 0;
+
+		total += n;
+		for (unsigned int i = 0; i < n; i++) {
+			if (!hgw_dedup_filter_first(&t->filter, h[i].key,
+						    h[i].seq, (uint16_t)r)) {
+				t->races_lost++;
+				rte_pktmbuf_free(h[i].m);
+				continue;
+			}
+			if (t->venue != NULL) {
+				hgw_venue_order(t->venue, t, &h[i], deq);
+				continue;
+			}
+			s->rx_tsc[s->n] = h[i].rx_tsc;
+			s->m[s->n++] = h[i].m;
+			if (s->n == HGW_WORKER_TXQ)
+				sender_flush(s);
+		}
+		sender_flush(s);
+	}
+	return total;
+}
+
+/* The kill switch went on: what the rings still hold was decided before
+ * its position, but has not left. Take it off: the first copy of each
+ * trigger moves the filter's mark (so no later copy of it goes) and is
+ * handed to the control plane, which tells every replica to take it out
+ * of its position; later copies are dropped as usual. */
+static __rte_noinline void
+txlcore_recall(struct hgw_txlcore *t)
+{
+	struct hgw_handoff h[HGW_WORKER_TXQ];
+
+	for (uint32_t r = 0; r < t->nrings; r++) {
+		unsigned int n;
+
+		while ((n = rte_ring_sc_dequeue_burst_elem(t->rings[r], h,
+							   sizeof(h[0]),
+							   HGW_WORKER_TXQ,
+							   NULL)) != 0)
+			for (unsigned int i = 0; i < n; i++) {
+				struct hgw_recalled rc = { h[i].key, h[i].seq };
+
+				rte_pktmbuf_free(h[i].m);
+				if (!hgw_dedup_filter_first(&t->filter, h[i].key,
+							    h[i].seq,
+							    (uint16_t)r)) {
+					t->races_lost++;
+					continue;
+				}
+				t->recalled_n++;
+				if (rte_ring_sp_enqueue_elem(t->recalled, &rc,
+							     sizeof(rc)) != 0)
+					t->recalled_lost++;
+			}
+	}
+}
+
+int
+hgw_txlcore_main(void *arg)
+{
+	struct hgw_txlcore *t = arg;
+
+	/* acquire: pairs with each worker's release once it is done */
+	while (atomic_load_explicit(&t->workers_done, memory_order_acquire) <
+	       t->nrings) {
+		/* relaxed: checked once a loop; the fence orders what
+		 * follows after the control plane's release */
+		uint32_t rc = atomic_load_explicit(&t->recall,
+						   memory_order_relaxed);
+
+		if (unlikely(rc != t->recall_seen) && t->recalled != NULL) {
+			atomic_thread_fence(memory_order_acquire);
+			t->recall_seen = rc;
+			txlcore_recall(t);
+			if (t->venue != NULL)
+				hgw_venue_kill(t->venue, t);
+		}
+		txlcore_once(t);
+		if (t->venue != NULL)
+			hgw_venue_poll(t->venue, t);
+		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
+			      t->out.tx.orders, t->races_lost, NULL);
+	}
+	while (txlcore_once(t) != 0)
+		;
+	if (t->venue != NULL) {
+		hgw_venue_stop(t->venue, t);
+	}
+	return 0;
+}
