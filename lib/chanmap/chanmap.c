@@ -34,6 +34,7 @@
 #include <string.h>
 
 #include "hgw_chanmap.h"
+#include "hgw_chanmap_internal.h"
 
 static void
 set_err(char *err, size_t errlen, const char *fmt, ...)

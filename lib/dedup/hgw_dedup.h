@@ -83,6 +83,10 @@ extern "C" {
  * armv8 build, 64 on x86-64), see hgw_cacheline.h. */
 #define HGW_DEDUP_LINE         HGW_CACHE_LINE_SIZE
 
+/* Layouts public because the per-message path claims inline
+ * (hgw_dedup_claim*, hgw_dedup_filter_first) and the workers and the TX
+ * lcore embed the stats and the filter by value. */
+
 /* One session's slot, alone on its cache line: its key and its mark, the
  * only words the workers share. The key is read by every claim of the
  * session just before the mark, on the same line, so the lookup costs no

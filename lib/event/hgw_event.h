@@ -74,6 +74,10 @@ const char *hgw_leave_reason_name(enum hgw_leave_reason r);
 
 struct hgw_table_patch;
 
+/* Layouts public because events travel by value through the workers'
+ * queues, the workers embed their checkpoint ring (struct hgw_ckpt_ring)
+ * and hgw_event_due() runs inline per message. */
+
 /* A VENUE event's answer: what the replicas need of an OUCH 5.0 server
  * message (the fields of struct hgw_ouch_answer that risk uses, and the
  * price for the log). */

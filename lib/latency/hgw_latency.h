@@ -42,6 +42,8 @@ extern "C" {
 #define HGW_HIST_NBUCKETS(s)  ((HGW_HIST_MAX_BITS - (s) + 1) << (s))
 #define HGW_HIST_MAX_BUCKETS  HGW_HIST_NBUCKETS(HGW_HIST_MAX_SUB_BITS)
 
+/* Layout public because every lcore embeds its histograms by value and
+ * hgw_hist_record() runs inline on the per-message path. */
 struct hgw_hist {
 	uint64_t count;
 	uint64_t min;          /* UINT64_MAX while empty */

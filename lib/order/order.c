@@ -24,6 +24,7 @@
 
 #include "hgw_itch.h"
 #include "hgw_order.h"
+#include "hgw_order_internal.h"
 
 #define ETH_TYPE_IPV4   0x0800
 #define IP_VER_IHL      0x45

@@ -15,6 +15,8 @@
 
 #include <stdint.h>
 
+/* Layout public because the workers and the control plane keep the map
+ * by value and convert inline. */
 struct hgw_nic_clock {
 	uint64_t clk0;          /* a NIC clock reading ... */
 	uint64_t tsc0;          /* ... and the TSC at that instant */

@@ -16,6 +16,8 @@
 
 #include <stdint.h>
 
+/* Layout public because the worker embeds its pacer and computes each
+ * deadline inline. */
 struct hgw_pacer {
 	uint64_t t0;            /* TSC deadline of the first frame */
 	double cycles_per_unit; /* pcap: TSC cycles per timestamp unit / speed;

@@ -23,6 +23,9 @@ enum hgw_pf_status {
 	HGW_PF_FAIL,
 };
 
+/* Layouts public because callers (hedgewire --check) fill the lcores and
+ * ports and read the items by value. */
+
 /* One lcore: its role and the CPUs it may run on. */
 struct hgw_pf_lcore {
 	char role[24];          /* "control", "worker 0", "rx", "tx" */

@@ -23,11 +23,7 @@
 #include <unistd.h>
 
 #include "hgw_soupbin.h"
-
-#define SOUP_USER       6
-#define SOUP_PASS       10
-#define SOUP_SESSION    10
-#define SOUP_SEQ        20
+#include "hgw_soupbin_internal.h"
 
 static const char *const loss_names[] = {
 #define HGW_SOUP_X(c, s) s,

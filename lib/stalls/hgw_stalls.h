@@ -36,6 +36,9 @@ extern "C" {
 /* Dominant periods named per CPU. */
 #define HGW_STALLS_PERIODS  3
 
+/* Layouts public because callers (hgw-stalls, hedgewire --check) keep
+ * traces and statistics by value, one per CPU. */
+
 /* One stall: [start_ns, start_ns + dur_ns), start relative to the common
  * start of the run (CLOCK_MONOTONIC is one clock for every CPU). */
 struct hgw_stall {

@@ -38,6 +38,8 @@ enum hgw_strategy_outcome {
 
 const char *hgw_strategy_outcome_name(enum hgw_strategy_outcome o);
 
+/* Layouts public because the worker embeds the stats and takes each
+ * decision by value on the per-message path. */
 struct hgw_strategy_stats {
 	uint64_t triggers;                    /* triggers evaluated */
 	uint64_t outcomes[HGW_STRATEGY_MAX];  /* each trigger lands in one */

@@ -25,6 +25,7 @@
 #include <rte_memory.h>
 
 #include "hgw_table.h"
+#include "hgw_table_internal.h"
 
 RTE_LOG_REGISTER(hgw_table_logtype, hgw.table, INFO);
 #define TBL_LOG(level, ...) \
@@ -38,17 +39,6 @@ RTE_LOG_REGISTER(hgw_table_logtype, hgw.table, INFO);
 #define TBL_WRITE_CHUNK (4u << 20)
 /* hgw_table_nentries' limit. */
 #define TBL_MAX_ENTRIES (1ull << 40)
-
-/* Header field offsets (docs/protocols.md "Table file"). */
-#define HDR_MAGIC      0
-#define HDR_VERSION    8
-#define HDR_ENTRY_SIZE 12
-#define HDR_INSTR      16
-#define HDR_SPREADS    20
-#define HDR_IMBAL      24
-#define HDR_TICK       28
-#define HDR_COUNT      32
-#define HDR_CRC        40
 
 _Static_assert(offsetof(struct hgw_table_entry, action) == 4, "layout");
 _Static_assert(offsetof(struct hgw_table_entry, price_mode) == 5, "layout");
@@ -617,26 +607,6 @@ hgw_table_set_free(struct hgw_table_set *set)
 /* ------------------------------------------------------------------ */
 /* Patch files                                                        */
 
-/* One validated patch line: the key and the fields a write sets (the
- * rest of the entry is zero). Packed here rather than as a whole 64-byte
- * entry: a third of the memory, and no 64-byte alignment asked of
- * malloc. */
-struct tbl_patch_ent {
-	uint64_t key;
-	int32_t price;
-	uint32_t quantity;
-	uint32_t tag;
-	uint8_t action;
-	uint8_t price_mode;
-	uint8_t tif;
-	uint8_t display;
-};
-
-struct hgw_table_patch {
-	struct hgw_table_dims dims;     /* validated against */
-	uint32_t n;
-	struct tbl_patch_ent *ent;      /* n entries, file order */
-};
 /* Decimal integer token in [min, max] (optional '-' when min < 0). */
 static int
 tbl_num(const char *s, int64_t min, int64_t max, int64_t *v)

@@ -13,6 +13,7 @@
 #include "hgw_order.h"
 #include "hgw_soupbin.h"
 #include "hgw_vgate.h"
+#include "hgw_vgate_internal.h"
 
 static const char *const unsent_names[] = {
 #define HGW_VGATE_X(c, s) s,

@@ -2,7 +2,9 @@
  * hedgewire: unit tests for lib/chanmap (channel maps, replica layout,
  * placement verification). No EAL, no real memory: verification only does
  * arithmetic on addresses, so the "region" is a range of fake VAs and a fake
- * VA->PA callback maps pages through a random permutation.
+ * VA->PA callback maps pages through a random permutation. It looks inside
+ * the library: hgw_chanmap_internal.h (the channel arithmetic), on the
+ * include path of this test only (tests/unit/meson.build).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "hgw_chanmap.h"
+#include "hgw_chanmap_internal.h"
 #include "hgw_prng.h"
 #include "hgw_test.h"
 

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: unit tests of the cache-aware RX buffer helpers (lib/idio)
- * and of the decoder's use-after-free detection (lib/feed).
+ * and of the decoder's use-after-free detection (lib/feed). It looks inside
+ * lib/idio: hgw_idio_internal.h (the poison check), on the include path of
+ * this test only (tests/unit/meson.build).
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "frame_build.h"
 #include "hgw_feed.h"
 #include "hgw_idio.h"
+#include "hgw_idio_internal.h"
 #include "hgw_test.h"
 
 /* lib/feed recognises the pattern without depending on lib/idio: the two

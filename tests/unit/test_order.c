@@ -4,12 +4,15 @@
  * The expected bytes are written out by hand from the OUCH 5.0 and
  * SoupBinTCP specifications (docs/protocols.md "Order bytes") and
  * docs/protocols.md "Order bytes"; checksums are recomputed here with a naive
- * byte-at-a-time RFC 1071 routine, independent of lib/order.
+ * byte-at-a-time RFC 1071 routine, independent of lib/order. It looks
+ * inside the library: hgw_order_internal.h (the server messages' lengths),
+ * on the include path of this test only (tests/unit/meson.build).
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "hgw_order.h"
+#include "hgw_order_internal.h"
 #include "hgw_prng.h"
 #include "hgw_test.h"
 

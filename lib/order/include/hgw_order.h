@@ -28,6 +28,10 @@ extern "C" {
 
 _Static_assert(HGW_ORDER_FRAME_LEN == 92, "order frame length");
 
+/* Layouts public: callers fill orders, read answers and embed the
+ * transport template (struct hgw_udp_tx) by value; the OUCH server
+ * messages' fixed lengths are in hgw_order_internal.h. */
+
 /* The fields of one Enter Order, as decided. */
 struct hgw_ouch_order {
 	uint32_t user_ref_num;
@@ -89,22 +93,6 @@ struct hgw_ouch_answer {
 	uint8_t side;           /* A, U, M */
 	uint8_t event_code;     /* S */
 };
-
-/* Fixed lengths of the OUCH 5.0 server messages (type byte included);
- * A, U, E and R end with an appendage length and carry that many more
- * bytes of optional fields. */
-#define HGW_OUCH_SYSTEM_EVENT_LEN   10
-#define HGW_OUCH_ACCEPTED_LEN       64
-#define HGW_OUCH_REPLACED_LEN       68
-#define HGW_OUCH_CANCELED_LEN       18
-#define HGW_OUCH_AIQ_CANCELED_LEN   31
-#define HGW_OUCH_EXECUTED_LEN       36
-#define HGW_OUCH_BROKEN_LEN         36
-#define HGW_OUCH_REJECTED_LEN       29
-#define HGW_OUCH_CANCEL_PENDING_LEN 13
-#define HGW_OUCH_CANCEL_REJECT_LEN  13
-#define HGW_OUCH_MODIFIED_LEN       18
-#define HGW_OUCH_RESTATED_LEN       16
 
 /* Decode one OUCH 5.0 server message (msg, len bytes: the payload of a
  * Sequenced Data packet) into *a, with seq as its sequence number.

@@ -32,32 +32,15 @@ extern "C" {
 #define HGW_CHANMAP_PA_UNKNOWN   UINT64_MAX
 #define HGW_CHANMAP_REPORT_MAX   4   /* violations kept in a report */
 
+/* Layouts public: callers load, write and keep maps and reports by value
+ * (hedgewire, hgw-chanprobe); the channel arithmetic the library uses on
+ * them is in hgw_chanmap_internal.h. */
 struct hgw_chanmap {
 	uint32_t nbits;                       /* channel bits; 0 = offset-only */
 	uint64_t mask[HGW_CHANMAP_MAX_BITS];  /* XOR mask of channel bit i */
 	uint64_t offset;                      /* fallback: copies k*offset apart */
 	char name[HGW_CHANMAP_NAME_MAX];
 };
-
-/* Channel of a physical address: bit i = parity(paddr & mask[i]).
- * Returns 0 for an offset-only map (channels unknown). */
-static inline uint32_t
-hgw_chanmap_channel(const struct hgw_chanmap *map, uint64_t paddr)
-{
-	uint32_t ch = 0;
-
-	for (uint32_t i = 0; i < map->nbits; i++)
-		ch |= (uint32_t)__builtin_parityll(paddr & map->mask[i]) << i;
-	return ch;
-}
-
-/* Channel bits toggled by XOR-ing delta into any address (linearity):
- * channel(a ^ delta) == channel(a) ^ hgw_chanmap_delta(map, delta). */
-static inline uint32_t
-hgw_chanmap_delta(const struct hgw_chanmap *map, uint64_t delta)
-{
-	return hgw_chanmap_channel(map, delta);
-}
 
 /* Read a map file. Format (text, '#' starts a comment, blank lines ignored):
  *   name NAME          optional, once; default: the file's base name

@@ -26,7 +26,6 @@
 extern "C" {
 #endif
 
-#define HGW_SOUP_LOGIN_LEN        49    /* length 2 + type + 46 */
 #define HGW_SOUP_MAX_PACKET       4096  /* longest packet accepted from a server */
 #define HGW_SOUP_IN_BUF           (2 * HGW_SOUP_MAX_PACKET + 65536)
 
@@ -116,6 +115,9 @@ typedef void (*hgw_soup_msg_fn)(void *arg, uint64_t seq, const uint8_t *msg,
  * the whole SoupBinTCP packet. */
 typedef void (*hgw_soup_drop_fn)(void *arg, const uint8_t *pkt, size_t len);
 
+/* Layout public because the owners embed the session by value
+ * (hedgewire's venue, hgw-dedup) and hgw_soup_up() reads it inline; the
+ * Login Request's layout is in hgw_soupbin_internal.h. */
 struct hgw_soup {
 	struct hgw_soup_cfg cfg;
 	hgw_soup_drop_fn drop_fn;       /* NULL: dropped packets only counted */

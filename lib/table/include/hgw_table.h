@@ -28,8 +28,6 @@ struct rte_memzone;
 extern "C" {
 #endif
 
-#define HGW_TABLE_MAGIC       "HGWTABL1"
-#define HGW_TABLE_VERSION     1
 #define HGW_TABLE_ENTRY_SIZE  64
 #define HGW_TABLE_HEADER_SIZE 64
 
@@ -38,6 +36,11 @@ extern "C" {
 #define HGW_TABLE_ACTION_SELL 'S'
 #define HGW_TABLE_PRICE_TOUCH    0
 #define HGW_TABLE_PRICE_ABSOLUTE 1
+
+/* Layouts public because the hot path reads entries inline
+ * (hgw_table_read, from hgw_strategy_eval) and callers hold entries,
+ * dimensions and table sets by value; the file header and patch layouts
+ * are in hgw_table_internal.h. */
 
 /* One entry: 64 bytes, the file's entry size on every architecture, and
  * 64-byte aligned, so it never straddles a cache line of 64 bytes or more

@@ -45,6 +45,11 @@ enum hgw_idio_inval {
 	HGW_IDIO_INVAL_DEMOTE,          /* cldemote: to the LLC */
 };
 
+/* Layouts public because the worker embeds the prefetch controller and
+ * reads it with the inline functions below per burst, and keeps the CPU
+ * support by value; the poison check used by the unit test is in
+ * hgw_idio_internal.h. */
+
 /* CPU support, detected once (hgw_idio_detect). */
 struct hgw_idio_cpu {
 	int clflushopt;         /* x86 CPUID.7.0:EBX[23] */
@@ -147,7 +152,6 @@ hgw_idio_pf_depth(struct hgw_idio_pf *c, uint64_t now, uint32_t n)
  * about to drop as not IPv4 (no cost on the good path). lib/feed defines
  * the same value (HGW_FEED_POISON) without depending on this library. */
 #define HGW_IDIO_POISON 0xdeadbeefdeadbeefULL
-#define HGW_IDIO_POISON_CHECK 16	/* bytes compared by the decoder */
 
 /* Overwrite the first bytes of p (rounded up to whole lines, at most
  * room) with the pattern. */
@@ -161,19 +165,6 @@ hgw_idio_poison(void *p, uint32_t bytes, uint32_t room)
 		n = room & ~7u;
 	for (uint32_t i = 0; i < n; i += 8)
 		memcpy((uint8_t *)p + i, &v, 8);
-}
-
-/* 1 if the frame starts with the pattern. */
-static inline int
-hgw_idio_is_poison(const void *frame, uint32_t len)
-{
-	uint64_t a, b;
-
-	if (len < HGW_IDIO_POISON_CHECK)
-		return 0;
-	memcpy(&a, frame, 8);
-	memcpy(&b, (const uint8_t *)frame + 8, 8);
-	return a == HGW_IDIO_POISON && b == HGW_IDIO_POISON;
 }
 
 /* Sampled poisoning: poison one free in every `every` (1 = all). */

@@ -99,6 +99,9 @@ struct hgw_risk_stats {
 	uint64_t unknown_orders;   /* answers naming no open order */
 };
 
+/* Opaque: the state's layout is in hgw_risk_internal.h. The configuration
+ * and statistics layouts are public: callers fill the one and read the
+ * other by value. */
 struct hgw_risk;
 
 /* Bytes for the state of this configuration, or 0 if it is invalid. */

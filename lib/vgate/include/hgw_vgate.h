@@ -16,6 +16,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Layouts public because both owners (hedgewire's venue.c, hgw-dedup) map
+ * the state file, keep the slots and the open-order table and use the
+ * inline functions below on them per order; the relay's sizes are in
+ * hgw_vgate_internal.h. */
+
 /* The state file: one page, mapped shared. */
 struct hgw_venue_state {
 	char magic[8];                  /* "HGWVST1" */
@@ -170,9 +175,8 @@ int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
  *   'A' session up: logins so far (4, BE)
  * hedgewire -> hgw-dedup:
  *   'K' kill switch on: kills so far (4, BE): cancel every open order
+ * (The header's length and the longest message: hgw_vgate_internal.h.)
  */
-#define HGW_RELAY_HDR    15             /* magic .. type */
-#define HGW_RELAY_MAX    (HGW_RELAY_HDR + 8 + 1024)
 
 #define HGW_VGATE_UNSENT_REASONS(X)                                          \
 	X(DOWN, "session down")                                              \
