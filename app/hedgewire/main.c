@@ -579,7 +579,7 @@ nic_clock_pair(uint16_t port, uint64_t *clk, uint64_t *tsc)
 }
 
 static void
-nic_clock_init(struct hgw_worker *w, const struct hgw_config *c)
+nic_clock_init(struct hgw_worker *const *w, const struct hgw_config *c)
 {
 	uint64_t clk, tsc;
 	int bit, off, rc;
@@ -601,9 +601,9 @@ nic_clock_init(struct hgw_worker *w, const struct hgw_config *c)
 	rte_seqcount_init(&nic_clock.seq);
 	nic_refit_tsc = tsc;
 	for (uint32_t i = 0; i < c->workers; i++) {
-		w[i].nic = &nic_clock;
-		w[i].ts_offset = off;
-		w[i].ts_flag = RTE_BIT64(bit);
+		w[i]->nic = &nic_clock;
+		w[i]->ts_offset = off;
+		w[i]->ts_flag = RTE_BIT64(bit);
 	}
 	printf("rx: arrival = NIC RX timestamp of a burst's first frame, "
 	       "%.6f TSC cycles per NIC tick\n", nic_clock.map.tsc_per_tick);
@@ -631,7 +631,7 @@ nic_clock_refit(const struct hgw_config *c)
 /* Paced replay: every worker gets the same t0, start_delay_ms from now,
  * so all of them are launched and waiting before the first deadline. */
 static void
-pace_init(struct hgw_worker *w, const struct hgw_config *c)
+pace_init(struct hgw_worker *const *w, const struct hgw_config *c)
 {
 	const uint64_t hz = rte_get_tsc_hz();
 	uint64_t t0 = rte_rdtsc() + hz / 1000 * c->start_delay_ms;
@@ -652,17 +652,17 @@ pace_init(struct hgw_worker *w, const struct hgw_config *c)
 	}
 	txlcore.out.miss_tsc = miss;
 	for (uint32_t i = 0; i < c->workers; i++) {
-		w[i].out.miss_tsc = miss;
-		w[i].pace = c->pace;
+		w[i]->out.miss_tsc = miss;
+		w[i]->pace = c->pace;
 		if (c->pace == HGW_PACE_OFF)
 			continue;
-		w[i].ts_offset = off;
-		w[i].ts_flag = flag;
+		w[i]->ts_offset = off;
+		w[i]->ts_flag = flag;
 		if (c->pace == HGW_PACE_PCAP)
 			/* net_pcap stamps microseconds */
-			hgw_pacer_init_pcap(&w[i].pacer, t0, hz, 1e6, c->speed);
+			hgw_pacer_init_pcap(&w[i]->pacer, t0, hz, 1e6, c->speed);
 		else
-			hgw_pacer_init_rate(&w[i].pacer, t0, hz, c->pps,
+			hgw_pacer_init_rate(&w[i]->pacer, t0, hz, c->pps,
 					    c->pace_burst);
 	}
 }
@@ -671,7 +671,7 @@ pace_init(struct hgw_worker *w, const struct hgw_config *c)
 static struct hgw_idio_cpu idio_cpu;
 
 static void
-idio_init(struct hgw_worker *w, const struct hgw_config *c)
+idio_init(struct hgw_worker *const *w, const struct hgw_config *c)
 {
 	uint32_t poison = hgw_config_poison_bytes(c);
 	int active;
@@ -680,16 +680,16 @@ idio_init(struct hgw_worker *w, const struct hgw_config *c)
 	hgw_idio_detect(&idio_cpu);
 	insn = hgw_idio_inval_insn(&idio_cpu, c->invalidate, &active);
 	for (uint32_t i = 0; i < c->workers; i++) {
-		w[i].cpu = &idio_cpu;
-		w[i].inval = active ? (enum hgw_idio_inval)c->invalidate :
+		w[i]->cpu = &idio_cpu;
+		w[i]->inval = active ? (enum hgw_idio_inval)c->invalidate :
 				      HGW_IDIO_INVAL_OFF;
-		w[i].prefetch = (int)c->prefetch;
-		hgw_idio_pf_init(&w[i].pf, rte_get_tsc_hz() / 1000000000.0 *
+		w[i]->prefetch = (int)c->prefetch;
+		hgw_idio_pf_init(&w[i]->pf, rte_get_tsc_hz() / 1000000000.0 *
 				 c->prefetch_window_ns, c->prefetch_min_burst,
 				 c->prefetch_depth);
-		w[i].poison_bytes = poison;
-		w[i].poison_every = c->poison_every;
-		w[i].idio_on = w[i].inval != HGW_IDIO_INVAL_OFF || poison != 0;
+		w[i]->poison_bytes = poison;
+		w[i]->poison_every = c->poison_every;
+		w[i]->idio_on = w[i]->inval != HGW_IDIO_INVAL_OFF || poison != 0;
 	}
 	printf("buffers: invalidate %s%s, prefetch %s, poison %s\n",
 	       c->invalidate == HGW_IDIO_INVAL_OFF ? "off" : insn,
@@ -750,7 +750,7 @@ recovery_lines_init(const struct hgw_config *c, int trading)
 }
 
 static void
-workers_init(struct hgw_worker *w, const struct hgw_config *c,
+workers_init(struct hgw_worker **w, const struct hgw_config *c,
 	     struct trading *t)
 {
 	size_t booksz = hgw_book_memsize(&c->book);
@@ -773,27 +773,31 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 		int socket = (int)rte_lcore_to_socket_id(lcore);
 		void *mem;
 
-		memset(&w[i], 0, sizeof(w[i]));
-		w[i].lcore = lcore;
-		w[i].port = c->rx_port;
-		w[i].burst = c->burst;
-		w[i].drain_max = c->rx_desc;
+		w[i] = rte_zmalloc_socket("hgw_worker", sizeof(*w[i]),
+					  RTE_CACHE_LINE_SIZE, socket);
+		if (w[i] == NULL)
+			die("cannot allocate worker %u on socket %d", i,
+			    socket);
+		w[i]->lcore = lcore;
+		w[i]->port = c->rx_port;
+		w[i]->burst = c->burst;
+		w[i]->drain_max = c->rx_desc;
 		if (c->rx_mode == HGW_RX_FANOUT) {
-			w[i].rx_ring = fanout.rings[i];
-			w[i].fanout = &fanout;
+			w[i]->rx_ring = fanout.rings[i];
+			w[i]->fanout = &fanout;
 		}
 		struct hgw_feed_conf fc = c->feed;
 
 		fc.join_baseline = (uint8_t)(c->join == 1);
-		w[i].lines = (uint16_t)c->lines;
-		w[i].queue = (uint16_t)(i * c->lines);
-		w[i].queue_b = (uint16_t)(i * c->lines + 1);
-		w[i].hold_on = c->lines == 2 || rq_server_ip != 0;
-		w[i].hold.max = c->hold_frames;
-		w[i].hold.wait_tsc = rte_get_tsc_hz() / 1000000 * c->hold_us;
-		fc.hold_ahead = (uint8_t)w[i].hold_on;
+		w[i]->lines = (uint16_t)c->lines;
+		w[i]->queue = (uint16_t)(i * c->lines);
+		w[i]->queue_b = (uint16_t)(i * c->lines + 1);
+		w[i]->hold_on = c->lines == 2 || rq_server_ip != 0;
+		w[i]->hold.max = c->hold_frames;
+		w[i]->hold.wait_tsc = rte_get_tsc_hz() / 1000000 * c->hold_us;
+		fc.hold_ahead = (uint8_t)w[i]->hold_on;
 		if (rq_server_ip != 0) {
-			struct hgw_recovery *r = &w[i].rq;
+			struct hgw_recovery *r = &w[i]->rq;
 
 			/* answers come unicast to where the request came from */
 			fc.alt_ip = c->src_ip;
@@ -810,54 +814,54 @@ workers_init(struct hgw_worker *w, const struct hgw_config *c,
 			r->retries = c->rq_retries;
 			r->max_messages = c->rq_max_messages;
 		}
-		hgw_feed_init(&w[i].feed, &fc);
-		w[i].warmup_messages = c->warmup_messages;
-		hgw_hist_init_precision(&w[i].stage_book, c->latency_bits);
-		hgw_hist_init_precision(&w[i].lookup, c->latency_bits);
-		hgw_hist_init_precision(&w[i].stage_risk, c->latency_bits);
-		w[i].stage_every = w[i].stage_left = c->stage_sample;
+		hgw_feed_init(&w[i]->feed, &fc);
+		w[i]->warmup_messages = c->warmup_messages;
+		hgw_hist_init_precision(&w[i]->stage_book, c->latency_bits);
+		hgw_hist_init_precision(&w[i]->lookup, c->latency_bits);
+		hgw_hist_init_precision(&w[i]->stage_risk, c->latency_bits);
+		w[i]->stage_every = w[i]->stage_left = c->stage_sample;
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
 		if (mem == NULL)
 			die("cannot allocate %zu MB for worker %u's book (reduce "
 			    "[book] orders/levels/instruments or give EAL more "
 			    "memory with -m)", booksz >> 20, i);
-		w[i].book = hgw_book_init(mem, &c->book);
+		w[i]->book = hgw_book_init(mem, &c->book);
 		if (t->table != NULL) {
 			mem = rte_zmalloc_socket("hgw_risk", risksz,
 						 RTE_CACHE_LINE_SIZE, socket);
 			if (mem == NULL)
 				die("cannot allocate %zu KB of risk state for "
 				    "worker %u", risksz >> 10, i);
-			w[i].risk = hgw_risk_init(mem, &rc);
-			w[i].venue = rc.venue;
+			w[i]->risk = hgw_risk_init(mem, &rc);
+			w[i]->venue = rc.venue;
 			/* each worker reads its own replica; with one per
 			 * worker it is also the replica's one writer (patch
 			 * events), else live patches are refused */
-			w[i].table = &t->tables.t[i % t->tables.n];
+			w[i]->table = &t->tables.t[i % t->tables.n];
 			if (t->tables.n >= c->workers)
-				w[i].table_rw = &t->tables.t[i];
-			w[i].tx_pool = t->tx_pool;
-			hgw_hist_init_precision(&w[i].out.rx_to_tx,
+				w[i]->table_rw = &t->tables.t[i];
+			w[i]->tx_pool = t->tx_pool;
+			hgw_hist_init_precision(&w[i]->out.rx_to_tx,
 						c->latency_bits);
-			w[i].dedup = t->dedup;
+			w[i]->dedup = t->dedup;
 			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
-				w[i].handoff = txlcore.rings[i];
-				w[i].txl = &txlcore;
+				w[i]->handoff = txlcore.rings[i];
+				w[i]->txl = &txlcore;
 			} else {
-				w[i].out.port = c->tx_port;
-				w[i].out.queue = (uint16_t)i;
-				w[i].out.journal = t->journal ?
+				w[i]->out.port = c->tx_port;
+				w[i]->out.queue = (uint16_t)i;
+				w[i]->out.journal = t->journal ?
 					hgw_journal_tx(t->journal) : NULL;
 			}
-			w[i].capacity = (uint8_t)c->capacity;
-			memcpy(w[i].udp.src_mac, c->src_mac, 6);
-			memcpy(w[i].udp.dst_mac, c->dst_mac, 6);
-			w[i].udp.src_ip = c->src_ip;
-			w[i].udp.dst_ip = c->dst_ip;
-			w[i].udp.src_port = c->src_port;
-			w[i].udp.dst_port = c->dst_port;
-			hgw_udp_tx_init(&w[i].udp);
+			w[i]->capacity = (uint8_t)c->capacity;
+			memcpy(w[i]->udp.src_mac, c->src_mac, 6);
+			memcpy(w[i]->udp.dst_mac, c->dst_mac, 6);
+			w[i]->udp.src_ip = c->src_ip;
+			w[i]->udp.dst_ip = c->dst_ip;
+			w[i]->udp.src_port = c->src_port;
+			w[i]->udp.dst_port = c->dst_port;
+			hgw_udp_tx_init(&w[i]->udp);
 		}
 		lcore = rte_get_next_lcore(lcore, 1, 0);
 	}
@@ -896,24 +900,24 @@ latency_files(const struct hgw_hist *h, const char *prefix)
 #define CLAIMS_MAX (1u << 22)
 
 static void
-claims_init(struct hgw_worker *w, uint32_t n)
+claims_init(struct hgw_worker *const *w, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
-		w[i].claims = rte_malloc_socket("hgw_claims", CLAIMS_MAX *
-						sizeof(*w[i].claims),
+		w[i]->claims = rte_malloc_socket("hgw_claims", CLAIMS_MAX *
+						sizeof(*w[i]->claims),
 						RTE_CACHE_LINE_SIZE,
-						rte_lcore_to_socket_id(w[i].lcore));
-		if (w[i].claims == NULL)
+						rte_lcore_to_socket_id(w[i]->lcore));
+		if (w[i]->claims == NULL)
 			die("--claims: cannot allocate %u MB for worker %u",
-			    (unsigned int)(CLAIMS_MAX * sizeof(*w[i].claims) >> 20),
+			    (unsigned int)(CLAIMS_MAX * sizeof(*w[i]->claims) >> 20),
 			    i);
-		w[i].claims_max = CLAIMS_MAX;
+		w[i]->claims_max = CLAIMS_MAX;
 	}
 }
 
 /* worker,seq,ns,won: one line per trigger a worker reached. */
 static void
-claims_write(const struct hgw_worker *w, uint32_t n, const char *path)
+claims_write(struct hgw_worker *const *w, uint32_t n, const char *path)
 {
 	const double ns = 1e9 / (double)rte_get_tsc_hz();
 	FILE *f = fopen(path, "w");
@@ -923,15 +927,15 @@ claims_write(const struct hgw_worker *w, uint32_t n, const char *path)
 		die("--claims: cannot write %s: %s", path, strerror(errno));
 	fprintf(f, "worker,seq,ns,won\n");
 	for (uint32_t i = 0; i < n; i++) {
-		for (uint32_t k = 0; k < w[i].nclaims; k++)
+		for (uint32_t k = 0; k < w[i]->nclaims; k++)
 			fprintf(f, "%u,%" PRIu64 ",%.0f,%u\n", i,
-				w[i].claims[k].seq,
-				(double)w[i].claims[k].cycles * ns,
-				w[i].claims[k].won);
-		if (w[i].claims_dropped != 0)
+				w[i]->claims[k].seq,
+				(double)w[i]->claims[k].cycles * ns,
+				w[i]->claims[k].won);
+		if (w[i]->claims_dropped != 0)
 			fprintf(stderr, "hedgewire: --claims: worker %u: %"
 				PRIu64 " triggers past the first %u not "
-				"recorded\n", i, w[i].claims_dropped,
+				"recorded\n", i, w[i]->claims_dropped,
 				CLAIMS_MAX);
 	}
 	bad = ferror(f);
@@ -940,12 +944,12 @@ claims_write(const struct hgw_worker *w, uint32_t n, const char *path)
 }
 
 static void
-inject_init(struct hgw_worker *w, const struct app_args *a)
+inject_init(struct hgw_worker *const *w, const struct app_args *a)
 {
 	const struct inject_arg *st = &a->inject[0], *sp = &a->inject[1];
 
 	if (st->worker != UINT32_MAX) {
-		struct hgw_inject *j = &w[st->worker].inject;
+		struct hgw_inject *j = &w[st->worker]->inject;
 
 		j->stall_us = st->a;
 		j->stall_every = st->b;
@@ -955,12 +959,12 @@ inject_init(struct hgw_worker *w, const struct app_args *a)
 			"~%u messages\n", st->worker, st->a, st->b);
 	}
 	if (a->inject[2].worker != UINT32_MAX) {
-		w[a->inject[2].worker].inject.corrupt_at = a->inject[2].a;
+		w[a->inject[2].worker]->inject.corrupt_at = a->inject[2].a;
 		RTE_LOG(WARNING, HGW_APP, "test: worker %u corrupts decision "
 			"%u\n", a->inject[2].worker, a->inject[2].a);
 	}
 	if (sp->worker != UINT32_MAX) {
-		w[sp->worker].inject.stop_after = sp->a;
+		w[sp->worker]->inject.stop_after = sp->a;
 		RTE_LOG(WARNING, HGW_APP, "test: worker %u stops after %u "
 			"frames\n", sp->worker, sp->a);
 	}
@@ -1005,7 +1009,7 @@ journal_tick(const struct hgw_config *c, struct trading *t)
 
 /* Control loop: returns once the workers should stop. */
 static enum stop_reason
-control_loop(struct hgw_worker *w, const struct hgw_config *c,
+control_loop(struct hgw_worker *const *w, const struct hgw_config *c,
 	     struct trading *t)
 {
 	uint64_t last_frames = 0;
@@ -1028,11 +1032,11 @@ control_loop(struct hgw_worker *w, const struct hgw_config *c,
 		if (signalled)
 			return STOP_SIGNAL;
 		for (uint32_t i = 0; i < c->workers; i++) {
-			frames += atomic_load_explicit(&w[i].shared.frames,
+			frames += atomic_load_explicit(&w[i]->shared.frames,
 						       memory_order_relaxed);
-			ended &= atomic_load_explicit(&w[i].shared.at_end,
+			ended &= atomic_load_explicit(&w[i]->shared.at_end,
 						      memory_order_relaxed) |
-				 atomic_load_explicit(&w[i].shared.dead,
+				 atomic_load_explicit(&w[i]->shared.dead,
 						      memory_order_relaxed);
 		}
 		if (c->stop_at_end && ended)
@@ -1268,7 +1272,7 @@ check_separator(int argc, char **argv)
 int
 main(int argc, char **argv)
 {
-	static struct hgw_worker workers[HGW_MAX_WORKERS];
+	struct hgw_worker *workers[HGW_MAX_WORKERS] = { NULL };
 	struct app_args args = { 0 };
 	struct trading trading = { 0 };
 	struct hgw_config conf;
@@ -1376,10 +1380,10 @@ main(int argc, char **argv)
 	if (txlcore.venue != NULL)
 		hgw_venue_wait_up(txlcore.venue, conf.venue_dead_ms);
 	for (uint32_t i = 0; i < conf.workers; i++)
-		if (rte_eal_remote_launch(hgw_worker_main, &workers[i],
-					  workers[i].lcore) != 0)
+		if (rte_eal_remote_launch(hgw_worker_main, workers[i],
+					  workers[i]->lcore) != 0)
 			die("cannot launch worker %u on lcore %u", i,
-			    workers[i].lcore);
+			    workers[i]->lcore);
 
 	why = control_loop(workers, &conf, &trading);
 	hgw_ctl_close();
@@ -1401,7 +1405,7 @@ main(int argc, char **argv)
 		}
 	}
 
-	print_summary(&workers[0], why);
+	print_summary(workers[0], why);
 	printf("feed: join = %s%s, lines %u, max_jump %" PRIu64 ", "
 	       "session_confirm %u, recovery %s\n",
 	       conf.join == 1 ? "baseline" : "recover",
@@ -1421,9 +1425,9 @@ main(int argc, char **argv)
 		for (uint32_t i = 0; i < conf.workers; i++)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64
 			       " no slot %" PRIu64 " (orders sent %" PRIu64
-			       ")\n", i, workers[i].races.won,
-			       workers[i].races.lost, workers[i].races.full,
-			       workers[i].out.tx.orders);
+			       ")\n", i, workers[i]->races.won,
+			       workers[i]->races.lost, workers[i]->races.full,
+			       workers[i]->out.tx.orders);
 	if (txl) {
 		for (uint32_t i = 0; i < conf.workers; i++)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64
@@ -1431,9 +1435,9 @@ main(int argc, char **argv)
 			       "waits %" PRIu64 ", order pool waits %" PRIu64
 			       ")\n", i,
 			       txlcore.filter.passed[i], txlcore.filter.dropped[i],
-			       workers[i].out.tx.orders,
-			       workers[i].handoff_retries,
-			       workers[i].out.tx.pool_waits);
+			       workers[i]->out.tx.orders,
+			       workers[i]->handoff_retries,
+			       workers[i]->out.tx.pool_waits);
 		printf("tx lcore %u: orders sent %" PRIu64 ", late copies "
 		       "dropped %" PRIu64 ", invalid %" PRIu64 ", recalled by "
 		       "the kill switch %" PRIu64 "\n",
@@ -1472,8 +1476,8 @@ main(int argc, char **argv)
 			misses = txlcore.out.misses;
 		}
 		for (uint32_t i = 0; i < conf.workers && !txl; i++) {
-			hgw_hist_merge(&all, &workers[i].out.rx_to_tx);
-			misses += workers[i].out.misses;
+			hgw_hist_merge(&all, &workers[i]->out.rx_to_tx);
+			misses += workers[i]->out.misses;
 		}
 		if (conf.workers > 1) {
 			printf("sent misses %" PRIu64 " (later than [replay] "
@@ -1495,17 +1499,17 @@ main(int argc, char **argv)
 
 		printf("worker %u stages, 1 trigger in %u (ns):\n", i,
 		       conf.stage_sample);
-		hgw_hist_print(&workers[i].stage_book, stdout, "  book", ns,
+		hgw_hist_print(&workers[i]->stage_book, stdout, "  book", ns,
 			       "arrival to the trigger decoded and applied");
 		snprintf(name, sizeof(name), "  replica %u lookup",
 			 i % trading.tables.n);
-		hgw_hist_print(&workers[i].lookup, stdout, name, ns,
+		hgw_hist_print(&workers[i]->lookup, stdout, name, ns,
 			       "strategy evaluation, table entry read");
-		hgw_hist_print(&workers[i].stage_risk, stdout, "  risk", ns,
+		hgw_hist_print(&workers[i]->stage_risk, stdout, "  risk", ns,
 			       "risk checks of a decision");
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
-		const struct hgw_worker *w = &workers[i];
+		const struct hgw_worker *w = workers[i];
 
 		if (w->idio_on || w->prefetch)
 			printf("worker %u buffers: %" PRIu64 " released, %" PRIu64
@@ -1515,7 +1519,7 @@ main(int argc, char **argv)
 			       w->pf.bursts, w->pf.prefetched);
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
-		const struct hgw_inject *j = &workers[i].inject;
+		const struct hgw_inject *j = &workers[i]->inject;
 
 		if (j->stall_us != 0)
 			printf("worker %u injected stalls %" PRIu64 " of %u us\n",
@@ -1524,14 +1528,14 @@ main(int argc, char **argv)
 			printf("test: worker %u corrupted decision %" PRIu64
 			       " at seq %" PRIu64 "\n", i, j->corrupt_at,
 			       j->corrupt_seq);
-		if (workers[i].passive)
+		if (workers[i]->passive)
 			printf("worker %u went passive: the order pool ran dry "
 			       "([order] mbufs); it kept accounting, the others "
 			       "sent\n", i);
-		if (atomic_load_explicit(&workers[i].shared.dead,
+		if (atomic_load_explicit(&workers[i]->shared.dead,
 					 memory_order_relaxed))
 			printf("worker %u stopped (injected) after %" PRIu64
-			       " frames\n", i, workers[i].rx.mbufs);
+			       " frames\n", i, workers[i]->rx.mbufs);
 	}
 	if (conf.rx_mode == HGW_RX_FANOUT) {
 		printf("fanout lcore %u: %" PRIu64 " frames", fanout_lcore,
@@ -1550,17 +1554,17 @@ main(int argc, char **argv)
 		char what[160];
 		const char *d;
 
-		if (atomic_load_explicit(&workers[i].shared.dead,
+		if (atomic_load_explicit(&workers[i]->shared.dead,
 					 memory_order_relaxed) ||
-		    (left & (1u << i)) || workers[i].halt != HGW_HALT_NONE)
+		    (left & (1u << i)) || workers[i]->halt != HGW_HALT_NONE)
 			continue;
 		if (ref == UINT32_MAX) {
 			ref = i;
 			continue;
 		}
 		if (why != STOP_END &&
-		    feed_applied_differs(&workers[ref].feed.stats,
-					 &workers[i].feed.stats)) {
+		    feed_applied_differs(&workers[ref]->feed.stats,
+					 &workers[i]->feed.stats)) {
 			/* a stop (signal, idle) ends each replica at its own
 			 * point of the feed: what they share was compared by
 			 * digest while running, and once more after the join */
@@ -1570,7 +1574,7 @@ main(int argc, char **argv)
 			       hgw_ctl_compared_seq());
 			continue;
 		}
-		d = replicas_differ(&workers[ref], &workers[i],
+		d = replicas_differ(workers[ref], workers[i],
 				    conf.book.max_instruments, what,
 				    sizeof(what));
 		printf("worker %u agrees with worker %u: %s%s\n", i, ref,
@@ -1579,7 +1583,7 @@ main(int argc, char **argv)
 			status |= EXIT_DIVERGED;
 	}
 	for (uint32_t i = 0; trade && i < conf.workers; i++) {
-		const struct hgw_worker *w = &workers[i];
+		const struct hgw_worker *w = workers[i];
 		char name[HGW_MOLD_SESSION_LEN + 1] = "?";
 
 		for (uint32_t k = 0; k < w->feed.nsessions; k++)
@@ -1613,12 +1617,12 @@ main(int argc, char **argv)
 			       w->warmup_left != 0 ? ", still warming up" : "");
 	}
 	for (uint32_t i = 0; i < conf.workers; i++)
-		if (workers[i].out.tx.tx_full != 0)
+		if (workers[i]->out.tx.tx_full != 0)
 			status |= EXIT_ORDERS;
 	if (txl && txlcore.out.tx.tx_full != 0)
 		status |= EXIT_ORDERS;
 	for (uint32_t i = 0; i < conf.workers; i++)
-		if (workers[i].out.tx.journal_full != 0)
+		if (workers[i]->out.tx.journal_full != 0)
 			status |= EXIT_JOURNAL;
 	if (txl && txlcore.out.tx.journal_full != 0)
 		status |= EXIT_JOURNAL;
@@ -1637,7 +1641,7 @@ main(int argc, char **argv)
 		hgw_journal_free(trading.journal);
 	}
 	if (args.dump_book != NULL) {
-		rc = dump_book(&workers[0], conf.book.max_instruments,
+		rc = dump_book(workers[0], conf.book.max_instruments,
 			       args.dump_book);
 		if (rc < 0)
 			die("--dump-book %s: %s", args.dump_book, strerror(-rc));
@@ -1651,9 +1655,10 @@ main(int argc, char **argv)
 		rte_eth_dev_stop(conf.tx_port);
 		rte_eth_dev_close(conf.tx_port);
 	}
+	hgw_stats_tel_fini();
 	for (uint32_t i = 0; i < conf.workers; i++) {
-		rte_free(workers[i].book);
-		rte_free(workers[i].risk);
+		rte_free(workers[i]->book);
+		rte_free(workers[i]->risk);
 	}
 	for (uint32_t i = 0; i < conf.workers; i++) {
 		rte_ring_free(fanout.rings[i]);
@@ -1662,6 +1667,8 @@ main(int argc, char **argv)
 	hgw_venue_fini(txlcore.venue);
 	hgw_relay_fini();
 	hgw_ctl_fini();
+	for (uint32_t i = 0; i < conf.workers; i++)
+		rte_free(workers[i]);
 	if (trading.table != NULL)
 		hgw_table_set_free(&trading.tables);
 	rte_mempool_free(trading.tx_pool);
