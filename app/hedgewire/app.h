@@ -105,6 +105,9 @@ void app_recovery_lines_init(struct hgw_app *a);
  * net_pcap0,rx_pcap=feed,tx_pcap=orders); sets rx_pool. */
 void app_ports_setup(struct hgw_app *a);
 
+/* After the summary: stop and close them (net_pcap flushes its files). */
+void app_ports_close(const struct hgw_app *a);
+
 /* trading.c */
 
 /* The lcores each role takes (fanout_lcore, worker_lcore, txl_lcore). */

@@ -451,13 +451,7 @@ main(int argc, char **argv)
 		app_dump_book(&app);
 	fflush(stdout);
 
-	/* Stopping and closing the ports flushes what net_pcap wrote. */
-	rte_eth_dev_stop(conf->rx_port);
-	rte_eth_dev_close(conf->rx_port);
-	if (app.trade && conf->tx_port != conf->rx_port) {
-		rte_eth_dev_stop(conf->tx_port);
-		rte_eth_dev_close(conf->tx_port);
-	}
+	app_ports_close(&app);
 	hgw_stats_tel_fini();
 	for (uint32_t i = 0; i < conf->workers; i++) {
 		rte_free(app.w[i]->book);

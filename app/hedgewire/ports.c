@@ -174,6 +174,20 @@ app_ports_setup(struct hgw_app *a)
 	a->rx_pool = pool;
 }
 
+/* Stopping and closing the ports flushes what net_pcap wrote. */
+void
+app_ports_close(const struct hgw_app *a)
+{
+	const struct hgw_config *c = &a->conf;
+
+	rte_eth_dev_stop(c->rx_port);
+	rte_eth_dev_close(c->rx_port);
+	if (a->trade && c->tx_port != c->rx_port) {
+		rte_eth_dev_stop(c->tx_port);
+		rte_eth_dev_close(c->tx_port);
+	}
+}
+
 void
 app_recovery_lines_init(struct hgw_app *a)
 {

@@ -259,32 +259,17 @@ dump_book(const struct hgw_worker *w, uint32_t instruments, const char *path)
 	return fclose(out) == 0 ? 0 : -errno;
 }
 
-/* The summary at exit, after the workers have been joined. */
-int
-app_report(struct hgw_app *a)
+/* The orders: races won and lost, the TX lcore's, the venue's and the
+ * relay's account, and the latency of every order that left. */
+static int
+report_orders(const struct hgw_app *a)
 {
 	const struct hgw_config *c = &a->conf;
 	struct hgw_worker *const *workers = a->w;
-	struct trading *t = &a->trading;
-	struct hgw_txlcore *tx = a->txlcore;
+	const struct trading *t = &a->trading;
+	const struct hgw_txlcore *tx = a->txlcore;
 	int trade = a->trade, txl = a->txl, status = 0;
 
-	print_summary(workers[0], a->why);
-	printf("feed: join = %s%s, lines %u, max_jump %" PRIu64 ", "
-	       "session_confirm %u, recovery %s\n",
-	       c->join == 1 ? "baseline" : "recover",
-	       c->join == 1 ? " (a mid-session start is the baseline)" :
-	       " (a mid-session start is missed input)", c->lines,
-	       c->feed.max_jump, c->feed.session_confirm,
-	       c->rq_server[0] != '\0' ? c->rq_server : "off");
-	/* What the port itself lost (no mbuf, full ring): never silent. */
-	struct rte_eth_stats ps;
-
-	if (rte_eth_stats_get(c->rx_port, &ps) == 0)
-		printf("port %u: ipackets %" PRIu64 " imissed %" PRIu64
-		       " rx_nombuf %" PRIu64 " ierrors %" PRIu64 "\n",
-		       c->rx_port, ps.ipackets, ps.imissed, ps.rx_nombuf,
-		       ps.ierrors);
 	if (t->dedup != NULL)
 		for (uint32_t i = 0; i < c->workers; i++)
 			printf("worker %u races won %" PRIu64 " lost %" PRIu64
@@ -357,6 +342,18 @@ app_report(struct hgw_app *a)
 		if (a->args.claims != NULL)
 			claims_write(workers, c->workers, a->args.claims);
 	}
+	return status;
+}
+
+/* Per worker: stages, buffer switches, injected faults; the RX lcore. */
+static void
+report_workers(const struct hgw_app *a)
+{
+	const struct hgw_config *c = &a->conf;
+	struct hgw_worker *const *workers = a->w;
+	const struct trading *t = &a->trading;
+	int trade = a->trade;
+
 	for (uint32_t i = 0; trade && c->stage_sample && i < c->workers; i++) {
 		const double ns = 1e9 / (double)rte_get_tsc_hz();
 		char name[64];
@@ -409,8 +406,16 @@ app_report(struct hgw_app *a)
 			       a->fanout->drops[i]);
 		printf("\n");
 	}
-	/* The replicas still racing at the end must agree with each other
-	 * (relaxed loads: the workers have been joined). */
+}
+
+/* The replicas still racing at the end must agree with each other
+ * (relaxed loads: the workers have been joined). */
+static int
+report_agreement(const struct hgw_app *a)
+{
+	const struct hgw_config *c = &a->conf;
+	struct hgw_worker *const *workers = a->w;
+	int status = 0;
 	uint32_t left = hgw_ctl_left(), ref = UINT32_MAX;
 
 	if (hgw_ctl_report(stdout) != 0)
@@ -447,6 +452,18 @@ app_report(struct hgw_app *a)
 		if (d != NULL)
 			status |= EXIT_DIVERGED;
 	}
+	return status;
+}
+
+/* Replicas that halted on missed input, gaps held and recovered, and
+ * warm-ups after a mid-session join. */
+static int
+report_halts(const struct hgw_app *a)
+{
+	const struct hgw_config *c = &a->conf;
+	struct hgw_worker *const *workers = a->w;
+	int trade = a->trade, status = 0;
+
 	for (uint32_t i = 0; trade && i < c->workers; i++) {
 		const struct hgw_worker *w = workers[i];
 		char name[HGW_MOLD_SESSION_LEN + 1] = "?";
@@ -481,6 +498,19 @@ app_report(struct hgw_app *a)
 			       "%s\n", i, w->warmup_triggers,
 			       w->warmup_left != 0 ? ", still warming up" : "");
 	}
+	return status;
+}
+
+/* Orders the port refused or the journal missed, a capture read error. */
+static int
+report_losses(const struct hgw_app *a)
+{
+	const struct hgw_config *c = &a->conf;
+	struct hgw_worker *const *workers = a->w;
+	const struct trading *t = &a->trading;
+	const struct hgw_txlcore *tx = a->txlcore;
+	int txl = a->txl, status = 0;
+
 	for (uint32_t i = 0; i < c->workers; i++)
 		if (workers[i]->out.tx.tx_full != 0)
 			status |= EXIT_ORDERS;
@@ -496,14 +526,46 @@ app_report(struct hgw_app *a)
 		status |= EXIT_JOURNAL;
 	if (hgw_capture_check_end(stdout) != 0)
 		status |= EXIT_CAPTURE;
-	if (t->journal != NULL) {
+	return status;
+}
+
+/* The summary at exit, after the workers have been joined. */
+int
+app_report(struct hgw_app *a)
+{
+	const struct hgw_config *c = &a->conf;
+	struct hgw_worker *const *workers = a->w;
+	struct trading *t = &a->trading;
+	int status = 0;
+
+	print_summary(workers[0], a->why);
+	printf("feed: join = %s%s, lines %u, max_jump %" PRIu64 ", "
+	       "session_confirm %u, recovery %s\n",
+	       c->join == 1 ? "baseline" : "recover",
+	       c->join == 1 ? " (a mid-session start is the baseline)" :
+	       " (a mid-session start is missed input)", c->lines,
+	       c->feed.max_jump, c->feed.session_confirm,
+	       c->rq_server[0] != '\0' ? c->rq_server : "off");
+	/* What the port itself lost (no mbuf, full ring): never silent. */
+	struct rte_eth_stats ps;
+
+	if (rte_eth_stats_get(c->rx_port, &ps) == 0)
+		printf("port %u: ipackets %" PRIu64 " imissed %" PRIu64
+		       " rx_nombuf %" PRIu64 " ierrors %" PRIu64 "\n",
+		       c->rx_port, ps.ipackets, ps.imissed, ps.rx_nombuf,
+		       ps.ierrors);
+	status |= report_orders(a);
+	report_workers(a);
+	status |= report_agreement(a);
+	status |= report_halts(a);
+	status |= report_losses(a);
+	if (t->journal != NULL)
 		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
 		       " failed, %" PRIu64 " write errors\n",
 		       hgw_journal_names(t->journal),
 		       hgw_journal_written(t->journal),
 		       hgw_journal_failed(t->journal),
 		       t->journal_errors);
-	}
 	return status;
 }
 
