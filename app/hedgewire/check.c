@@ -184,8 +184,9 @@ hgw_check_run(const struct hgw_config *c, uint32_t stall_ms)
 
 	if (root == NULL || root[0] == '\0')
 		root = "/";
-	/* the roles main.c gives the lcores after the main one, in order:
-	 * the RX lcore (fanout), the workers, the TX lcore (tx-lcore) */
+	/* the roles app_lcores_pick (trading.c) gives the lcores after the
+	 * main one, in order: the RX lcore (fanout), the workers, the TX
+	 * lcore (tx-lcore) */
 	add_lcore(&lc[nlc++], lcore, "control", 0);
 	lcore = rte_get_next_lcore(-1, 1, 0);
 	for (unsigned int i = 0; i < need && lcore < RTE_MAX_LCORE; i++) {

@@ -77,7 +77,7 @@ static struct {
 	/* Serialises every writer of what follows: telemetry threads and
 	 * the control loop (off the fast path: workers never take it). */
 	pthread_mutex_t lock;
-	struct hgw_worker *w;
+	struct hgw_worker *const *w;
 	uint32_t n;
 	const struct hgw_config *c;
 	struct hgw_table_set *tables;   /* NULL: feed only / after fini */
@@ -120,7 +120,7 @@ static int
 worker_dead(uint32_t i)
 {
 	/* relaxed: a flag; a dead worker takes no more events */
-	return atomic_load_explicit(&ctl.w[i].shared.dead,
+	return atomic_load_explicit(&ctl.w[i]->shared.dead,
 				    memory_order_relaxed) != 0;
 }
 
@@ -129,15 +129,15 @@ static int
 horizon_later(uint32_t j, uint32_t sj, uint64_t qj, uint32_t b, uint32_t sb,
 	      uint64_t qb)
 {
-	uint64_t kj = ctl.w[j].feed.sessions[sj].key;
-	uint64_t kb = ctl.w[b].feed.sessions[sb].key;
+	uint64_t kj = ctl.w[j]->feed.sessions[sj].key;
+	uint64_t kb = ctl.w[b]->feed.sessions[sb].key;
 
 	if (kj == kb)
 		return qj > qb;
 	/* j met b's session before its own current one: j is later. The
 	 * sessions up to sj were written before j's release of horizon. */
 	for (uint32_t s = 0; s < sj; s++)
-		if (ctl.w[j].feed.sessions[s].key == kb)
+		if (ctl.w[j]->feed.sessions[s].key == kb)
 			return 1;
 	return 0;
 }
@@ -155,7 +155,7 @@ stamp_position(struct ev_rec *r)
 	for (uint32_t j = 0; j < ctl.n; j++) {
 		/* acquire: pairs with the worker's release; its sessions
 		 * table up to the published index is visible */
-		uint64_t h = atomic_load_explicit(&ctl.w[j].shared.horizon,
+		uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.horizon,
 						  memory_order_acquire);
 		uint32_t s = (uint32_t)(h >> 56);
 		uint64_t q = h & HGW_HORIZON_SEQ_MASK;
@@ -176,9 +176,9 @@ stamp_position(struct ev_rec *r)
 		memset(r->name, 0, sizeof(r->name));
 		return;
 	}
-	r->ev.key = ctl.w[b].feed.sessions[bs].key;
+	r->ev.key = ctl.w[b]->feed.sessions[bs].key;
 	r->ev.seq = bq + 1;
-	memcpy(r->name, ctl.w[b].feed.sessions[bs].name, sizeof(r->name));
+	memcpy(r->name, ctl.w[b]->feed.sessions[bs].name, sizeof(r->name));
 	if (r->ev.key == ctl.last_key && r->ev.seq < ctl.last_seq)
 		r->ev.seq = ctl.last_seq;	/* never backwards */
 	ctl.last_key = r->ev.key;
@@ -253,7 +253,7 @@ post(struct hgw_event *e, uint32_t patch_count, char *err, size_t errlen)
 	for (uint32_t i = 0; i < ctl.n; i++) {
 		if (worker_dead(i) || (ctl.left_mask & (1u << i)))
 			continue;
-		if (rte_ring_free_count(ctl.w[i].ev_ring) == 0) {
+		if (rte_ring_free_count(ctl.w[i]->ev_ring) == 0) {
 			struct hgw_ckpt none = { 0, 0, 0, 0 };
 
 			leave(i, HGW_LEAVE_STUCK, &none);
@@ -273,7 +273,7 @@ post(struct hgw_event *e, uint32_t patch_count, char *err, size_t errlen)
 	for (uint32_t i = 0; i < ctl.n; i++)
 		if (targets & (1u << i))
 			/* seq_cst: ordered before the barrier below */
-			atomic_fetch_add_explicit(&ctl.w[i].in.announce, 1,
+			atomic_fetch_add_explicit(&ctl.w[i]->in.announce, 1,
 						  memory_order_seq_cst);
 	/* every running worker thread passes a full barrier: a horizon it
 	 * stored before missing the announcement is visible to the loads
@@ -301,12 +301,12 @@ post(struct hgw_event *e, uint32_t patch_count, char *err, size_t errlen)
 		if (!(targets & (1u << i)))
 			continue;
 		/* room was checked above; we are the only producer */
-		rte_ring_sp_enqueue_elem(ctl.w[i].ev_ring, &r->ev,
+		rte_ring_sp_enqueue_elem(ctl.w[i]->ev_ring, &r->ev,
 					 sizeof(r->ev));
 		/* release: the queued event happens-before the worker's
 		 * acquire of stamped */
-		atomic_store_explicit(&ctl.w[i].in.stamped,
-			atomic_load_explicit(&ctl.w[i].in.announce,
+		atomic_store_explicit(&ctl.w[i]->in.stamped,
+			atomic_load_explicit(&ctl.w[i]->in.announce,
 					     memory_order_relaxed) &
 			~HGW_ANNOUNCE_LEAVE, memory_order_release);
 	}
@@ -694,12 +694,12 @@ tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
 			snprintf(buf, sizeof(buf), "left: %s at seq %" PRIu64,
 				 hgw_leave_reason_name(ctl.left_reason[i]),
 				 ctl.left_at[i].seq);
-		else if (atomic_load_explicit(&ctl.w[i].shared.halted,
+		else if (atomic_load_explicit(&ctl.w[i]->shared.halted,
 					      memory_order_relaxed) != 0)
 			/* relaxed: a flag, set once */
 			snprintf(buf, sizeof(buf), "halted on %s",
 				 hgw_halt_name(atomic_load_explicit(
-					&ctl.w[i].shared.halted,
+					&ctl.w[i]->shared.halted,
 					memory_order_relaxed)));
 		else
 			snprintf(buf, sizeof(buf), "%s",
@@ -711,8 +711,9 @@ tel_replicas(const char *cmd __rte_unused, const char *params __rte_unused,
 }
 
 void
-hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
-	     struct hgw_table_set *tables, struct hgw_txlcore *txl)
+hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
+	     const struct hgw_config *c, struct hgw_table_set *tables,
+	     struct hgw_txlcore *txl)
 {
 	if (txl != NULL && tables != NULL) {
 		txl->recalled = rte_ring_create_elem("hgw_recalled",
@@ -753,15 +754,15 @@ hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
 		char name[RTE_RING_NAMESIZE];
 
 		snprintf(name, sizeof(name), "hgw_events_%u", i);
-		w[i].ev_ring = rte_ring_create_elem(name,
+		w[i]->ev_ring = rte_ring_create_elem(name,
 			sizeof(struct hgw_event), EV_RING, rte_socket_id(),
 			RING_F_SP_ENQ | RING_F_SC_DEQ);
-		if (w[i].ev_ring == NULL)
+		if (w[i]->ev_ring == NULL)
 			die("cannot create the event queue of worker %u: %s", i,
 			    rte_strerror(rte_errno));
-		w[i].ev_fence = !ctl.membarrier;
-		w[i].digest = HGW_DIGEST_INIT;
-		w[i].ckpt_mask = c->digest_every != 0 ?
+		w[i]->ev_fence = !ctl.membarrier;
+		w[i]->digest = HGW_DIGEST_INIT;
+		w[i]->ckpt_mask = c->digest_every != 0 ?
 				 (uint64_t)c->digest_every - 1 : UINT64_MAX;
 	}
 	if (tables == NULL)
@@ -806,13 +807,13 @@ session_name(uint64_t key, char *name)
 {
 	memset(name, ' ', HGW_MOLD_SESSION_LEN);
 	for (uint32_t j = 0; j < ctl.n; j++) {
-		uint64_t h = atomic_load_explicit(&ctl.w[j].shared.horizon,
+		uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.horizon,
 						  memory_order_acquire);
 		uint32_t met = (uint32_t)(h >> 56);
 
 		for (uint32_t s = 0; s < met && s < HGW_FEED_MAX_SESSIONS; s++)
-			if (ctl.w[j].feed.sessions[s].key == key) {
-				memcpy(name, ctl.w[j].feed.sessions[s].name,
+			if (ctl.w[j]->feed.sessions[s].key == key) {
+				memcpy(name, ctl.w[j]->feed.sessions[s].name,
 				       HGW_MOLD_SESSION_LEN);
 				return;
 			}
@@ -831,7 +832,7 @@ event_room(void)
 
 		if (worker_dead(i) || (ctl.left_mask & (1u << i)))
 			continue;
-		f = rte_ring_free_count(ctl.w[i].ev_ring);
+		f = rte_ring_free_count(ctl.w[i]->ev_ring);
 		room = RTE_MIN(room, f > EV_RESERVE ? f - EV_RESERVE : 0);
 	}
 	return room == UINT_MAX ? 0 : room;
@@ -901,15 +902,15 @@ hgw_ctl_session_key(const char tail[4], uint64_t *key)
 	 * below the index a horizon publishes were written before that
 	 * release store (acquire here) */
 	for (uint32_t j = 0; j < ctl.n && found < 0; j++) {
-		uint64_t h = atomic_load_explicit(&ctl.w[j].shared.horizon,
+		uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.horizon,
 						  memory_order_acquire);
 		uint32_t met = (uint32_t)(h >> 56);
 
 		for (uint32_t s = met < HGW_FEED_MAX_SESSIONS ? met :
 		     HGW_FEED_MAX_SESSIONS; s-- > 0;)
-			if (memcmp(ctl.w[j].feed.sessions[s].name +
+			if (memcmp(ctl.w[j]->feed.sessions[s].name +
 				   HGW_MOLD_SESSION_LEN - 4, tail, 4) == 0) {
-				*key = ctl.w[j].feed.sessions[s].key;
+				*key = ctl.w[j]->feed.sessions[s].key;
 				found = 0;
 				break;
 			}
@@ -934,11 +935,11 @@ leave(uint32_t i, enum hgw_leave_reason why, const struct hgw_ckpt *at)
 {
 	if (ctl.left_mask & (1u << i))
 		return;
-	atomic_store_explicit(&ctl.w[i].in.leave_reason, why,
+	atomic_store_explicit(&ctl.w[i]->in.leave_reason, why,
 			      memory_order_relaxed);
 	/* release: leave_reason happens-before the worker's acquire fence
 	 * after it sees the bit */
-	atomic_fetch_or_explicit(&ctl.w[i].in.announce, HGW_ANNOUNCE_LEAVE,
+	atomic_fetch_or_explicit(&ctl.w[i]->in.announce, HGW_ANNOUNCE_LEAVE,
 				 memory_order_release);
 	ctl.left_mask |= 1u << i;
 	ctl.left_reason[i] = why;
@@ -971,17 +972,17 @@ hgw_ctl_poll(void)
 		return;
 	if (ctl.txl != NULL)
 		unsent_post();
-	if (ctl.n < 2 || ctl.w[0].ckpt_mask == UINT64_MAX) {
+	if (ctl.n < 2 || ctl.w[0]->ckpt_mask == UINT64_MAX) {
 		for (uint32_t i = 0; i < ctl.n; i++)
 			/* relaxed: a flag, set once */
-			if (atomic_load_explicit(&ctl.w[i].shared.halted,
+			if (atomic_load_explicit(&ctl.w[i]->shared.halted,
 						 memory_order_relaxed) != 0 &&
 			    !(ctl.halt_logged & (1u << i))) {
 				ctl.halt_logged |= 1u << i;
 				RTE_LOG(ERR, HGW_CTL, "worker %u halted on %s: "
 					"it sends nothing more\n", i,
 					hgw_halt_name(atomic_load_explicit(
-						&ctl.w[i].shared.halted,
+						&ctl.w[i]->shared.halted,
 						memory_order_relaxed)));
 			}
 		goto out;
@@ -989,7 +990,7 @@ hgw_ctl_poll(void)
 	for (uint32_t i = 0; i < ctl.n; i++) {
 		/* relaxed: a halted replica missed input and says so; it
 		 * is out of the vote (it sends nothing anyway) */
-		uint32_t h = atomic_load_explicit(&ctl.w[i].shared.halted,
+		uint32_t h = atomic_load_explicit(&ctl.w[i]->shared.halted,
 						  memory_order_relaxed);
 
 		if (h != 0 && !(ctl.halt_logged & (1u << i))) {
@@ -1001,7 +1002,7 @@ hgw_ctl_poll(void)
 		if ((ctl.left_mask & (1u << i)) || worker_dead(i) || h != 0)
 			continue;
 		/* none yet (or being written): compare the others */
-		if (hgw_ckpt_latest(&ctl.w[i].ckpt, &latest[m]) != 0)
+		if (hgw_ckpt_latest(&ctl.w[i]->ckpt, &latest[m]) != 0)
 			continue;
 		idx[m++] = i;
 	}
@@ -1024,7 +1025,7 @@ hgw_ctl_poll(void)
 		/* a replica HGW_CKPT_SLOTS checkpoints ahead has overwritten
 		 * it: a later round compares a later one (the digest runs
 		 * on, so nothing is missed, only seen later) */
-		if (hgw_ckpt_find(&ctl.w[idx[k]].ckpt, c.key, c.seq, &o) != 0)
+		if (hgw_ckpt_find(&ctl.w[idx[k]]->ckpt, c.key, c.seq, &o) != 0)
 			goto out;
 		dig[k] = o.digest;
 	}
@@ -1206,7 +1207,7 @@ hgw_ctl_report(FILE *out)
 		const struct hgw_ev_at *a0 = NULL;
 
 		for (uint32_t i = 0; i < ctl.n; i++) {
-			const struct hgw_worker *w = &ctl.w[i];
+			const struct hgw_worker *w = ctl.w[i];
 			const struct hgw_ev_at *a = &w->ev_at[id % HGW_EV_MAX];
 
 			if (!(e->targets & (1u << i)) ||
@@ -1245,7 +1246,7 @@ hgw_ctl_report(FILE *out)
 		fprintf(out, "(%u more events: see the events log)\n",
 			shown - 32);
 	for (uint32_t i = 0; i < ctl.n; i++) {
-		const struct hgw_worker *w = &ctl.w[i];
+		const struct hgw_worker *w = ctl.w[i];
 
 		if (!(ctl.left_mask & (1u << i)))
 			continue;
@@ -1285,17 +1286,17 @@ hgw_ctl_report(FILE *out)
 		fputc('\n', out);
 	}
 	for (uint32_t i = 0; i < ctl.n; i++)
-		if (ctl.w[i].unsent_missing != 0) {
+		if (ctl.w[i]->unsent_missing != 0) {
 			fprintf(out, "worker %u: %" PRIu64 " recalled orders not "
 				"among its last %u decisions\n", i,
-				ctl.w[i].unsent_missing, HGW_PASSED_MAX);
+				ctl.w[i]->unsent_missing, HGW_PASSED_MAX);
 			bad = 1;
 		}
 	for (uint32_t i = 0; i < ctl.n; i++)
-		if (ctl.w[i].ev_waits != 0)
+		if (ctl.w[i]->ev_waits != 0)
 			fprintf(out, "worker %u waited for an event's position "
 				"%" PRIu64 " times (longest %.1f us)\n", i,
-				ctl.w[i].ev_waits, (double)ctl.w[i].ev_wait_max *
+				ctl.w[i]->ev_waits, (double)ctl.w[i]->ev_wait_max *
 				1e6 / (double)rte_get_tsc_hz());
 	pthread_mutex_unlock(&ctl.lock);
 	return bad ? -1 : 0;
@@ -1315,11 +1316,16 @@ hgw_ctl_fini(void)
 	ctl.log = NULL;
 	pthread_mutex_unlock(&ctl.lock);
 	for (uint32_t i = 0; i < ctl.n; i++) {
-		rte_ring_free(ctl.w[i].ev_ring);
-		ctl.w[i].ev_ring = NULL;
+		rte_ring_free(ctl.w[i]->ev_ring);
+		ctl.w[i]->ev_ring = NULL;
 	}
 	if (ctl.txl != NULL) {
 		rte_ring_free(ctl.txl->recalled);
 		ctl.txl->recalled = NULL;
 	}
+	/* the workers are freed next: /hgw/replicas reads none of them */
+	pthread_mutex_lock(&ctl.lock);
+	ctl.n = 0;
+	ctl.txl = NULL;
+	pthread_mutex_unlock(&ctl.lock);
 }

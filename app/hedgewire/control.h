@@ -12,14 +12,15 @@
 #include "hgw_order.h"
 #include "worker.h"
 
-/* Set up for workers w[0..n-1] (already initialised, not launched):
+/* Set up for workers *w[0..n-1] (already initialised, not launched):
  * their event queues, membarrier (or the per-batch fence fallback), the
  * events log, and the telemetry commands /hgw/risk/kill,
  * /hgw/risk/disable, /hgw/risk/limit, /hgw/table, /hgw/table/entry,
  * /hgw/table/patch, /hgw/events and /hgw/replicas. tables: the replicas
  * (NULL: feed only, no events). Exits with one line on failure. */
-void hgw_ctl_init(struct hgw_worker *w, uint32_t n, const struct hgw_config *c,
-		  struct hgw_table_set *tables, struct hgw_txlcore *txl);
+void hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
+		  const struct hgw_config *c, struct hgw_table_set *tables,
+		  struct hgw_txlcore *txl);
 
 /* From the control loop (main lcore), every millisecond: hand the orders
  * the kill switch recalled (tx-lcore) to the replicas as events; compare
@@ -41,8 +42,8 @@ uint64_t hgw_ctl_compared_seq(void);
 /* Workers out of the race so far (after the join: final). */
 uint32_t hgw_ctl_left(void);
 
-/* Before the tables are freed: telemetry stops reading them; the patches
- * are freed and the events log closed. */
+/* Before the tables and the workers are freed: telemetry stops reading
+ * them; the patches are freed and the events log closed. */
 void hgw_ctl_fini(void);
 
 /* Control lcore only. Hand one venue answer (OUCH 5.0 server message,

@@ -29,7 +29,7 @@
 
 #include "stats_tel.h"
 
-static struct hgw_worker *tel_w;
+static struct hgw_worker *const *tel_w;
 static uint32_t tel_n;
 static struct hgw_txlcore *tel_txl;
 static uint32_t tel_bits;		/* the histograms' precision */
@@ -77,7 +77,7 @@ snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 static int
 worker_state(uint32_t i, struct hgw_snapshot *s)
 {
-	const struct hgw_worker *w = &tel_w[i];
+	const struct hgw_worker *w = tel_w[i];
 
 	if (atomic_load_explicit(&tel_joined, memory_order_acquire)) {
 		s->feed = w->feed.stats;
@@ -90,7 +90,7 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->tsc = rte_rdtsc();
 		return 0;
 	}
-	return snap_ask(&tel_w[i].snap, &tel_w[i].snapshot, s);
+	return snap_ask(&tel_w[i]->snap, &tel_w[i]->snapshot, s);
 }
 
 static int
@@ -197,11 +197,11 @@ tel_workers(const char *cmd __rte_unused, const char *params __rte_unused,
 		if (c == NULL)
 			break;
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "lcore", tel_w[i].lcore);
+		rte_tel_data_add_dict_u64(c, "lcore", tel_w[i]->lcore);
 		rte_tel_data_add_dict_u64(c, "answered", snap_ok[i]);
 		/* relaxed: a flag, read for display */
 		rte_tel_data_add_dict_u64(c, "stopped",
-			atomic_load_explicit(&tel_w[i].shared.dead,
+			atomic_load_explicit(&tel_w[i]->shared.dead,
 					     memory_order_relaxed));
 		if (snap_ok[i]) {
 			const struct hgw_snapshot *s = &snaps[i];
@@ -375,8 +375,8 @@ hgw_stats_tel_record(int final)
 }
 
 void
-hgw_stats_tel_init(struct hgw_worker *w, uint32_t n, struct hgw_txlcore *txl,
-		   uint32_t precision_bits)
+hgw_stats_tel_init(struct hgw_worker *const *w, uint32_t n,
+		   struct hgw_txlcore *txl, uint32_t precision_bits)
 {
 	tel_bits = precision_bits;
 	hgw_hist_init_precision(&rec_prev, precision_bits);
@@ -391,6 +391,15 @@ hgw_stats_tel_init(struct hgw_worker *w, uint32_t n, struct hgw_txlcore *txl,
 		"Per worker: frames, orders, races, misses, latency. No parameters");
 	rte_telemetry_register_cmd("/hgw/latency", tel_latency,
 		"Latency of the orders sent (ns percentiles), misses, win rates. No parameters");
+}
+
+void
+hgw_stats_tel_fini(void)
+{
+	pthread_mutex_lock(&tel_lock);
+	tel_n = 0;
+	tel_txl = NULL;
+	pthread_mutex_unlock(&tel_lock);
 }
 
 void

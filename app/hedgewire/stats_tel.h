@@ -7,10 +7,10 @@
 
 #include "worker.h"
 
-/* Register the commands for workers w[0..n-1] and, in tx-lcore mode, the
+/* Register the commands for workers *w[0..n-1] and, in tx-lcore mode, the
  * TX lcore (else NULL), whose histograms have precision_bits. Call before
  * the workers are launched. */
-void hgw_stats_tel_init(struct hgw_worker *w, uint32_t n,
+void hgw_stats_tel_init(struct hgw_worker *const *w, uint32_t n,
 			struct hgw_txlcore *txl, uint32_t precision_bits);
 
 /* One stats record through rte_log (logtype hgw.stats, INFO): feed,
@@ -21,5 +21,9 @@ void hgw_stats_tel_record(int final);
 
 /* The workers have been joined: read their counters directly from now. */
 void hgw_stats_tel_joined(void);
+
+/* Before the workers and the TX lcore are freed: the commands read them
+ * no more. */
+void hgw_stats_tel_fini(void);
 
 #endif /* HGW_APP_STATS_TEL_H */
