@@ -666,6 +666,22 @@ test_csum_reference(void)
 							   len));
 		}
 	HGW_CHECK_EQ(bad, 0);
+	/* long runs of the extreme words (all ones, all zeros, and both
+	 * mixed), past any internal run length of the vector sum */
+	{
+		static uint8_t big[300000 + 3];
+
+		for (int pat = 0; pat < 3; pat++) {
+			for (size_t k = 0; k < sizeof(big); k++)
+				big[k] = pat == 0 ? 0xFF : pat == 1 ? 0x00 :
+					 (k / 2 % 3 ? 0xFF : 0x00);
+			for (len = sizeof(big) - 3; len <= sizeof(big); len++)
+				bad += hgw_feed_csum_fold(hgw_feed_csum_add(
+						7, big, len)) !=
+				       hgw_feed_csum_fold(csum_ref(7, big, len));
+		}
+	}
+	HGW_CHECK_EQ(bad, 0);
 	/* hgw_feed_udp_sum: the pseudo header, then the datagram */
 	for (len = 8; len <= 200; len++) {
 		uint8_t *ip = buf, *udp = buf + 20;
