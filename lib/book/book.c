@@ -1006,21 +1006,18 @@ prefetch_slot(const struct hgw_book *b, const uint8_t *msg)
 
 static inline uint32_t
 bulk_one(struct hgw_book *b, const uint8_t *const *msgs, uint32_t i,
-	 uint16_t *changed, hgw_book_after_fn fn, void *arg)
+	 uint16_t *changed)
 {
 	uint16_t c = book_apply(b, msgs[i]);
 
 	if (changed != NULL)
 		changed[i] = c;
-	if (fn != NULL)
-		fn(arg, i, c);
 	return c != 0;
 }
 
-/* The one bulk loop: both public forms below are this with changed or fn. */
-static inline uint32_t
-bulk_apply(struct hgw_book *b, const uint8_t *const *msgs, uint32_t n,
-	   uint16_t *changed, hgw_book_after_fn fn, void *arg)
+uint32_t
+hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
+		    uint32_t n, uint16_t *changed)
 {
 	const uint32_t ahead = HGW_BOOK_AHEAD;
 	uint32_t nchanged = 0, i = 0;
@@ -1031,25 +1028,50 @@ bulk_apply(struct hgw_book *b, const uint8_t *const *msgs, uint32_t n,
 	 * both bounds tests mispredicted 0.35 times a message). */
 	for (i = 0; i + ahead < n; i++) {
 		prefetch_slot(b, msgs[i + ahead]);
-		nchanged += bulk_one(b, msgs, i, changed, fn, arg);
+		nchanged += bulk_one(b, msgs, i, changed);
 	}
 	for (; i < n; i++)
-		nchanged += bulk_one(b, msgs, i, changed, fn, arg);
+		nchanged += bulk_one(b, msgs, i, changed);
 	return nchanged;
 }
 
-uint32_t
-hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
-		    uint32_t n, uint16_t *changed)
+void
+hgw_book_cursor_start(const struct hgw_book *b, const uint8_t *const *msgs,
+		      uint32_t n, struct hgw_book_cursor *c)
 {
-	return bulk_apply(b, msgs, n, changed, NULL, NULL);
+	c->next = 0;
+	c->stop = n;
+	c->changes = 0;
+	for (uint32_t i = 0; i < n && i < HGW_BOOK_AHEAD; i++)
+		prefetch_slot(b, msgs[i]);
 }
 
-uint32_t
-hgw_book_apply_bulk_fn(struct hgw_book *b, const uint8_t *const *msgs,
-		       uint32_t n, hgw_book_after_fn fn, void *arg)
+/* The same pipeline as hgw_book_apply_bulk, cut where a message changed
+ * a book: message i is applied after the slot of i + HGW_BOOK_AHEAD was
+ * prefetched, whichever call applies it. */
+uint16_t
+hgw_book_apply_until(struct hgw_book *b, const uint8_t *const *msgs,
+		     uint32_t n, struct hgw_book_cursor *c)
 {
-	return bulk_apply(b, msgs, n, NULL, fn, arg);
+	const uint32_t ahead = HGW_BOOK_AHEAD;
+	uint32_t i = c->next, stop = c->stop < n ? c->stop : n;
+	uint16_t locate = 0;
+
+	while (i < stop && i + ahead < n) {
+		prefetch_slot(b, msgs[i + ahead]);
+		locate = book_apply(b, msgs[i++]);
+		if (locate != 0)
+			goto out;
+	}
+	while (i < stop) {
+		locate = book_apply(b, msgs[i++]);
+		if (locate != 0)
+			goto out;
+	}
+out:
+	c->next = i;
+	c->changes += locate != 0;
+	return locate;
 }
 
 int
