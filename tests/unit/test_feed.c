@@ -755,6 +755,41 @@ test_checksums(void)
 	HGW_CHECK_EQ(hgw_feed_packet_ck(&feed, f.buf, len, HGW_FEED_CK_IP_GOOD |
 					HGW_FEED_CK_L4_GOOD, &p), 1);
 	HGW_CHECK_EQ(drops(HGW_FEED_DROP_UDP_CHECKSUM), 2);
+	/* IPv4 options (ihl 6): the UDP pseudo header and the datagram are
+	 * not one run of bytes then; both checksums still hold, and each
+	 * catches its own damage */
+	for (int dmg = 0; dmg < 3; dmg++) {
+		struct fb o;
+		uint8_t *ip;
+
+		fb_start(&f, 0, "S1", 5 + (uint64_t)dmg);
+		fb_msg(&f, m, 12);
+		fb_msg(&f, m, 12);
+		len = fb_finish(&f);
+		memcpy(o.buf, f.buf, f.ip + 20);
+		memset(o.buf + f.ip + 20, 0x01, 4);	/* four NOPs */
+		memcpy(o.buf + f.ip + 24, f.buf + f.ip + 20, len - f.ip - 20);
+		len += 4;
+		ip = o.buf + f.ip;
+		ip[0] = 0x46;
+		hgw_put_be16(ip + 2, (uint16_t)(hgw_be16(ip + 2) + 4));
+		hgw_feed_checksums_fill(ip, 24);
+		if (dmg == 1)
+			o.buf[len - 3] ^= 0x10;
+		if (dmg == 2)
+			ip[21] ^= 0x40;
+		got = 0;
+		int rc = hgw_feed_packet(&feed, o.buf, len, &p);
+
+		if (dmg == 0)
+			HGW_CHECK_EQ(rc, 2);
+		else
+			HGW_CHECK_EQ(hgw_feed_reason(rc), dmg == 1 ?
+				     HGW_FEED_DROP_UDP_CHECKSUM :
+				     HGW_FEED_DROP_IP_CHECKSUM);
+	}
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_UDP_CHECKSUM), 3);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_IP_CHECKSUM), 3);
 }
 
 /* The 64 symbols a session key packs injectively. */
