@@ -111,15 +111,21 @@ hgw_feed_session_key(const char name[HGW_MOLD_SESSION_LEN])
 	return (h & ~SESSION_KEY_PACKED) | SESSION_KEY_HASHED;
 }
 
-/* Session slot of a 10-byte name, or NULL if not met. A feed has one
- * session a day (two around midnight), so a short linear scan. */
-static inline struct hgw_feed_session *
-session_find(struct hgw_feed *f, const uint8_t *name)
+/* Index of the session with this 10-byte name, or -1 if not met. A feed
+ * has one session a day (two around midnight): the current one first
+ * (almost every packet), then a short linear scan. */
+static inline int32_t
+session_find(const struct hgw_feed *f, const uint8_t *name)
 {
+	int32_t c = f->current;
+
+	if (__builtin_expect(c >= 0, 1) &&
+	    memcmp(f->sessions[c].name, name, HGW_MOLD_SESSION_LEN) == 0)
+		return c;
 	for (uint32_t i = 0; i < f->nsessions; i++)
 		if (memcmp(f->sessions[i].name, name, HGW_MOLD_SESSION_LEN) == 0)
-			return &f->sessions[i];
-	return NULL;
+			return (int32_t)i;
+	return -1;
 }
 
 /* A session not met before: may it become the current one? Only when
@@ -177,10 +183,9 @@ session_new(struct hgw_feed *f, const uint8_t *name, uint64_t seq,
  * session has caught up with it, as when the frames after a gap are held
  * while the gap is filled). */
 static inline int
-suspect_jump(struct hgw_feed *f, struct hgw_feed_session *s, uint64_t seq,
-	     uint32_t blocks)
+suspect_jump(struct hgw_feed *f, struct hgw_feed_session *s, uint16_t idx,
+	     uint64_t seq, uint32_t blocks)
 {
-	uint16_t idx = (uint16_t)(s - f->sessions);
 	uint64_t mj = f->conf.max_jump;
 
 	if (f->suspect == 2 && f->suspect_session == idx &&
@@ -574,12 +579,15 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	uint32_t pos = HGW_MOLD_HDR_LEN;
 
 	for (uint32_t i = 0; i < blocks; i++) {
+		/* a block that ran past the end leaves pos beyond plen: the
+		 * next length prefix, or the test after the loop, finds it
+		 * (pos cannot wrap: 65535 blocks of 65537 bytes < 2^32) */
 		if (pos + 2 > plen)
 			return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
 		pos += 2 + (uint32_t)hgw_be16(mold + pos);
-		if (pos > plen)
-			return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
 	}
+	if (pos > plen)
+		return drop(f, HGW_FEED_DROP_MOLD_TRUNCATED);
 	if (pos != plen)
 		return drop(f, HGW_FEED_DROP_MOLD_TRAILING);
 	if (seq + blocks < seq)	/* sequence wraps: not a real packet */
@@ -589,7 +597,8 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	if (seq == 0)
 		return drop(f, HGW_FEED_DROP_MOLD_SEQ_ZERO);
 
-	struct hgw_feed_session *s = session_find(f, mold);
+	int32_t si = session_find(f, mold);
+	struct hgw_feed_session *s = si >= 0 ? &f->sessions[si] : NULL;
 
 	/* a retransmission fills a session under way with messages, and
 	 * comes from the re-request server: nothing else is taken from it */
@@ -602,6 +611,7 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		s = session_new(f, mold, seq, blocks, &why);
 		if (s == NULL)
 			return drop(f, why);
+		si = f->current;
 		/* met mid-session: with a baseline join, the first packet
 		 * is the start; else what came before it is a gap */
 		if (f->conf.join_baseline && seq > 1) {
@@ -610,7 +620,7 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		}
 	}
 
-	p->session = (uint16_t)(s - f->sessions);
+	p->session = (uint16_t)si;
 	p->gap = 0;
 	p->end = 0;
 	p->left = 0;
@@ -621,7 +631,8 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		return drop(f, count == HGW_MOLD_END_SESSION && !s->superseded ?
 			    HGW_FEED_DROP_MOLD_DUPLICATE :
 			    HGW_FEED_DROP_MOLD_AFTER_END);
-	if (!(ck & HGW_FEED_TAKE_GAP) && suspect_jump(f, s, seq, blocks))
+	if (!(ck & HGW_FEED_TAKE_GAP) &&
+	    suspect_jump(f, s, (uint16_t)si, seq, blocks))
 		return drop(f, HGW_FEED_DROP_MOLD_SUSPECT);
 	if (f->conf.hold_ahead && !(ck & HGW_FEED_TAKE_GAP) &&
 	    seq > s->next_seq) {

@@ -208,6 +208,15 @@ test_frame_drops(void)
 	/* a block length running past the packet */
 	feed_reset(0);
 	FRESH(); hgw_put_be16(f.buf + f.mold + 20, 13); EXPECT(MOLD_TRUNCATED);
+	/* ... and the first of two running past it */
+	feed_reset(0);
+	fb_start(&f, 0, "S1", 1);
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	len = fb_finish(&f);
+	hgw_put_be16(f.buf + f.mold + 20, 500);
+	EXPECT(MOLD_TRUNCATED);
+	feed_reset(0);
 	/* bytes after the last block */
 	FRESH(); f.len += 3; len = fb_finish_count(&f, 1); EXPECT(MOLD_TRAILING);
 	HGW_CHECK_EQ(feed.stats.messages, 0);
