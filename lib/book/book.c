@@ -872,7 +872,7 @@ on_directory(struct hgw_book *b, const uint8_t *msg)
 	in->has_name = 1;
 }
 
-static inline uint16_t
+BOOK_HOT uint16_t
 book_apply(struct hgw_book *b, const uint8_t *msg)
 {
 	switch (msg[0]) {
