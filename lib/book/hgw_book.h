@@ -110,16 +110,42 @@ void hgw_book_prefetch(const struct hgw_book *b, const uint8_t *msg);
 uint32_t hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
 			     uint32_t n, uint16_t *changed);
 
-/* Called by hgw_book_apply_bulk_fn right after msgs[i] was applied, with
- * what hgw_book_apply returns for it: the book then stands exactly as
- * after that message (a trader evaluates its trigger here). */
-typedef void (*hgw_book_after_fn)(void *arg, uint32_t i, uint16_t locate);
+/* A cursor over a batch of validated messages, for a caller that must
+ * look at some messages on the book as it stands right after each (a
+ * trader evaluates its trigger there), with the batch's prefetching:
+ *
+ *   struct hgw_book_cursor c;
+ *
+ *   hgw_book_cursor_start(b, msgs, n, &c);
+ *   while (c.next < n) {
+ *           c.stop = ...;   (optional: the last message to apply + 1)
+ *           locate = hgw_book_apply_until(b, msgs, n, &c);
+ *           ... msgs[c.next - 1] was applied last: the book stands as
+ *           ... right after it; locate is what hgw_book_apply returned
+ *   }
+ *
+ * Messages applied on the way to c.next - 1 changed no book. */
+struct hgw_book_cursor {
+	uint32_t next;     /* next message to apply */
+	uint32_t stop;     /* apply none at or past this index (set by
+			    * the caller before each call; start: n) */
+	uint32_t changes;  /* messages applied so far that changed a book */
+};
 
-/* hgw_book_apply_bulk, calling fn after every message instead of filling
- * an array. Returns how many messages changed a book. */
-uint32_t hgw_book_apply_bulk_fn(struct hgw_book *b,
-				const uint8_t *const *msgs, uint32_t n,
-				hgw_book_after_fn fn, void *arg);
+/* Start a cursor over msgs[0 .. n-1] (next 0, stop n, no change) and
+ * prefetch what its first messages will touch. */
+void hgw_book_cursor_start(const struct hgw_book *b,
+			   const uint8_t *const *msgs, uint32_t n,
+			   struct hgw_book_cursor *c);
+
+/* Apply msgs[c->next], msgs[c->next + 1], ... exactly as hgw_book_apply
+ * would, until a message changes a book (returns its locate; it is
+ * msgs[c->next - 1]) or c->stop (or n) is reached (returns 0, c->next ==
+ * the stop). Prefetches HGW_BOOK_AHEAD messages ahead like
+ * hgw_book_apply_bulk, across calls. Applies nothing, and returns 0,
+ * when c->next is already at the stop. */
+uint16_t hgw_book_apply_until(struct hgw_book *b, const uint8_t *const *msgs,
+			      uint32_t n, struct hgw_book_cursor *c);
 
 /* Best bid and ask of an instrument; returns 0, or -EINVAL for a locate out
  * of range. */

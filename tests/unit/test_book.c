@@ -1800,24 +1800,87 @@ test_random(void)
 	free(m);
 }
 
-static uint16_t *cb_seen;
-static uint32_t cb_next;
-static uint64_t cb_changed;
-static int cb_order_ok;
-static struct hgw_book *cb_book;
-
-/* Records each callback. The book's applied count at the time of the call
- * must equal the book-changing messages so far, this one included: the
- * book holds this message and nothing after it. */
+/* The cursor, in batches of any size with stops anywhere, must come
+ * back at every message that changed a book and at every stop, each time
+ * with the book exactly as after that message: the same counters as a
+ * book fed one message at a time up to it, the same top of the
+ * instrument it changed; the messages it went past changed nothing. */
 static void
-record_cb(void *arg, uint32_t i, uint16_t locate)
+test_cursor_replay(const uint8_t *const *ptrs, const uint16_t *want,
+		   uint32_t want_changed)
 {
-	(void)arg;
-	cb_changed += locate != 0;
-	if (i != cb_next || hgw_book_stats(cb_book)->applied != cb_changed)
-		cb_order_ok = 0;
-	cb_seen[i] = locate;
-	cb_next = i + 1;
+	struct hgw_book *cur = mkbook(RM_INST, RM_MAX_ORDERS, RM_MAX_LEVELS);
+	struct hgw_book *ref = mkbook(RM_INST, RM_MAX_ORDERS, RM_MAX_LEVELS);
+	struct hgw_book_cursor c;
+	uint32_t i = 0, ri = 0, changes = 0, bad = 0, looks = 0, stops = 0;
+
+	HGW_CHECK(cur != NULL && ref != NULL);
+	if (cur == NULL || ref == NULL)
+		goto out;
+	while (i < rec.n) {
+		uint32_t batch = 1 + rnd_below(300);
+
+		if (batch > rec.n - i)
+			batch = rec.n - i;
+		hgw_book_cursor_start(cur, ptrs + i, batch, &c);
+		while (c.next < batch) {
+			uint32_t from = c.next, stop = batch, at, k;
+			uint16_t loc;
+
+			if (rnd_below(3) != 0) {
+				stop = from + 1 + rnd_below(6);
+				stop = stop < batch ? stop : batch;
+			}
+			c.stop = stop;
+			loc = hgw_book_apply_until(cur, ptrs + i, batch, &c);
+			if (c.next <= from || c.next > stop) {
+				bad++;
+				break;
+			}
+			at = i + c.next - 1;
+			for (k = i + from; k < at; k++)
+				bad += want[k] != 0;
+			if (loc != want[at] || (loc == 0 && c.next != stop)) {
+				if (bad++ < 3)
+					printf("# cursor message %u type %c: "
+					       "returned %u (next %u stop %u), "
+					       "one by one %u\n", at, ptrs[at][0],
+					       loc, c.next, stop, want[at]);
+			}
+			stops += loc == 0;
+			while (ri <= at)
+				(void)hgw_book_apply(ref, ptrs[ri++]);
+			bad += memcmp(hgw_book_stats(ref), hgw_book_stats(cur),
+				      sizeof(struct hgw_book_stats)) != 0;
+			if (loc != 0) {
+				struct hgw_book_top t1, t2;
+
+				hgw_book_top(ref, loc, &t1);
+				hgw_book_top(cur, loc, &t2);
+				bad += memcmp(&t1, &t2, sizeof(t1)) != 0;
+			}
+			looks++;
+		}
+		changes += c.changes;
+		i += batch;
+	}
+	HGW_CHECK_EQ(bad, 0);
+	HGW_CHECK_EQ(changes, want_changed);
+	HGW_CHECK(looks > want_changed && stops > 1000);
+	HGW_CHECK(book_ok(cur));
+	/* at the stop already, or an empty batch: nothing applied */
+	hgw_book_cursor_start(cur, ptrs, 0, &c);
+	HGW_CHECK_EQ(hgw_book_apply_until(cur, ptrs, 0, &c), 0);
+	HGW_CHECK_EQ(c.next, 0);
+	hgw_book_cursor_start(cur, ptrs, 5, &c);
+	c.stop = 0;
+	HGW_CHECK_EQ(hgw_book_apply_until(cur, ptrs, 5, &c), 0);
+	HGW_CHECK(c.next == 0 && c.changes == 0);
+	HGW_CHECK(memcmp(hgw_book_stats(ref), hgw_book_stats(cur),
+			 sizeof(struct hgw_book_stats)) == 0);
+out:
+	free(cur);
+	free(ref);
 }
 
 /* hgw_book_apply_bulk, in chunks of any size, must do exactly what
@@ -1884,29 +1947,7 @@ test_bulk_replay(void)
 		}
 	}
 	HGW_CHECK(book_ok(bulk));
-	/* the callback form sees every message, in order, on the book as it
-	 * stands right after it */
-	struct hgw_book *cbb = mkbook(RM_INST, RM_MAX_ORDERS, RM_MAX_LEVELS);
-
-	cb_seen = calloc(rec.n + 1, sizeof(*cb_seen));
-	cb_next = 0;
-	cb_changed = 0;
-	cb_order_ok = 1;
-	cb_book = cbb;
-	HGW_CHECK(cbb != NULL && cb_seen != NULL);
-	if (cbb != NULL && cb_seen != NULL) {
-		HGW_CHECK_EQ(hgw_book_apply_bulk_fn(cbb, ptrs, rec.n, record_cb,
-						    NULL), want_changed);
-		HGW_CHECK_EQ(cb_next, rec.n);
-		HGW_CHECK(cb_order_ok);
-		for (i = 0, mismatches = 0; i < rec.n; i++)
-			mismatches += cb_seen[i] != want[i];
-		HGW_CHECK_EQ(mismatches, 0);
-		HGW_CHECK(memcmp(hgw_book_stats(each), hgw_book_stats(cbb),
-				 sizeof(struct hgw_book_stats)) == 0);
-	}
-	free(cbb);
-	free(cb_seen);
+	test_cursor_replay(ptrs, want, want_changed);
 	/* an empty batch is a no-op */
 	HGW_CHECK_EQ(hgw_book_apply_bulk(bulk, ptrs, 0, NULL), 0);
 out:

@@ -208,6 +208,15 @@ test_frame_drops(void)
 	/* a block length running past the packet */
 	feed_reset(0);
 	FRESH(); hgw_put_be16(f.buf + f.mold + 20, 13); EXPECT(MOLD_TRUNCATED);
+	/* ... and the first of two running past it */
+	feed_reset(0);
+	fb_start(&f, 0, "S1", 1);
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	fb_msg(&f, m, fb_itch(m, 'S', 0, 12));
+	len = fb_finish(&f);
+	hgw_put_be16(f.buf + f.mold + 20, 500);
+	EXPECT(MOLD_TRUNCATED);
+	feed_reset(0);
 	/* bytes after the last block */
 	FRESH(); f.len += 3; len = fb_finish_count(&f, 1); EXPECT(MOLD_TRAILING);
 	HGW_CHECK_EQ(feed.stats.messages, 0);
@@ -666,6 +675,22 @@ test_csum_reference(void)
 							   len));
 		}
 	HGW_CHECK_EQ(bad, 0);
+	/* long runs of the extreme words (all ones, all zeros, and both
+	 * mixed), past any internal run length of the vector sum */
+	{
+		static uint8_t big[300000 + 3];
+
+		for (int pat = 0; pat < 3; pat++) {
+			for (size_t k = 0; k < sizeof(big); k++)
+				big[k] = pat == 0 ? 0xFF : pat == 1 ? 0x00 :
+					 (k / 2 % 3 ? 0xFF : 0x00);
+			for (len = sizeof(big) - 3; len <= sizeof(big); len++)
+				bad += hgw_feed_csum_fold(hgw_feed_csum_add(
+						7, big, len)) !=
+				       hgw_feed_csum_fold(csum_ref(7, big, len));
+		}
+	}
+	HGW_CHECK_EQ(bad, 0);
 	/* hgw_feed_udp_sum: the pseudo header, then the datagram */
 	for (len = 8; len <= 200; len++) {
 		uint8_t *ip = buf, *udp = buf + 20;
@@ -739,6 +764,41 @@ test_checksums(void)
 	HGW_CHECK_EQ(hgw_feed_packet_ck(&feed, f.buf, len, HGW_FEED_CK_IP_GOOD |
 					HGW_FEED_CK_L4_GOOD, &p), 1);
 	HGW_CHECK_EQ(drops(HGW_FEED_DROP_UDP_CHECKSUM), 2);
+	/* IPv4 options (ihl 6): the UDP pseudo header and the datagram are
+	 * not one run of bytes then; both checksums still hold, and each
+	 * catches its own damage */
+	for (int dmg = 0; dmg < 3; dmg++) {
+		struct fb o;
+		uint8_t *ip;
+
+		fb_start(&f, 0, "S1", 5 + (uint64_t)dmg);
+		fb_msg(&f, m, 12);
+		fb_msg(&f, m, 12);
+		len = fb_finish(&f);
+		memcpy(o.buf, f.buf, f.ip + 20);
+		memset(o.buf + f.ip + 20, 0x01, 4);	/* four NOPs */
+		memcpy(o.buf + f.ip + 24, f.buf + f.ip + 20, len - f.ip - 20);
+		len += 4;
+		ip = o.buf + f.ip;
+		ip[0] = 0x46;
+		hgw_put_be16(ip + 2, (uint16_t)(hgw_be16(ip + 2) + 4));
+		hgw_feed_checksums_fill(ip, 24);
+		if (dmg == 1)
+			o.buf[len - 3] ^= 0x10;
+		if (dmg == 2)
+			ip[21] ^= 0x40;
+		got = 0;
+		int rc = hgw_feed_packet(&feed, o.buf, len, &p);
+
+		if (dmg == 0)
+			HGW_CHECK_EQ(rc, 2);
+		else
+			HGW_CHECK_EQ(hgw_feed_reason(rc), dmg == 1 ?
+				     HGW_FEED_DROP_UDP_CHECKSUM :
+				     HGW_FEED_DROP_IP_CHECKSUM);
+	}
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_UDP_CHECKSUM), 3);
+	HGW_CHECK_EQ(drops(HGW_FEED_DROP_IP_CHECKSUM), 3);
 }
 
 /* The 64 symbols a session key packs injectively. */
