@@ -354,6 +354,14 @@ report_workers(const struct hgw_app *a)
 	const struct trading *t = &a->trading;
 	int trade = a->trade;
 
+	/* worker 0's is in the summary above */
+	for (uint32_t i = 1; workers[0]->pace != HGW_PACE_OFF && i < c->workers;
+	     i++)
+		printf("worker %u paced: %" PRIu64 " frames picked up after "
+		       "their deadline (worst %.1f us late)\n", i,
+		       workers[i]->pace_late,
+		       (double)workers[i]->pace_late_max * 1e6 /
+		       (double)rte_get_tsc_hz());
 	for (uint32_t i = 0; trade && c->stage_sample && i < c->workers; i++) {
 		const double ns = 1e9 / (double)rte_get_tsc_hz();
 		char name[64];

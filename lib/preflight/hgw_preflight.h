@@ -54,7 +54,7 @@ struct hgw_pf_item {
 };
 
 /* Items hgw_pf_run fills at most. */
-#define HGW_PF_MAX_ITEMS 16
+#define HGW_PF_MAX_ITEMS 20
 
 /* Runs every check for these lcores and ports with /proc, /sys and /etc
  * under root ("" or "/" for the host). Fills items[] in a fixed order

@@ -767,6 +767,44 @@ check_skew(struct ctx *c, struct hgw_pf_item *it)
 	fix(it, "add skew_tick=1 to the kernel command line");
 }
 
+/* DAMON: a kdamond kernel thread that samples memory and acts on it
+ * (pageout, LRU sorting) runs for milliseconds at a time, on any cpu its
+ * affinity allows; on a cpu a worker polls, the worker waits that long. */
+static void
+check_damon(struct ctx *c, struct hgw_pf_item *it)
+{
+	char buf[64];
+	unsigned int on = 0, n = 0;
+
+	if (readf(c->root, buf, sizeof(buf),
+		  "/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds") == 0)
+		n = (unsigned int)strtoul(buf, NULL, 10);
+	for (unsigned int i = 0; i < n && i < 64; i++)
+		if (readf(c->root, buf, sizeof(buf),
+			  "/sys/kernel/mm/damon/admin/kdamonds/%u/state", i) == 0 &&
+		    strncmp(buf, "on", 2) == 0)
+			on++;
+	for (unsigned int m = 0; m < 2; m++) {
+		const char *mod = m ? "damon_lru_sort" : "damon_reclaim";
+
+		if (readf(c->root, buf, sizeof(buf),
+			  "/sys/module/%s/parameters/enabled", mod) == 0 &&
+		    buf[0] == 'Y')
+			on++;
+	}
+	if (on == 0) {
+		item(it, "damon", HGW_PF_OK, "no kdamond running");
+		return;
+	}
+	item(it, "damon", HGW_PF_WARN, "%u DAMON context%s running (kdamond): "
+	     "it runs milliseconds at a time on any cpu it may use, and a "
+	     "worker there waits", on, on == 1 ? "" : "s");
+	fix(it, "echo off > /sys/kernel/mm/damon/admin/kdamonds/N/state (and "
+	    "disable what starts it: damon_reclaim, damon_lru_sort), or keep "
+	    "kdamond on cpus %s: taskset -pc %s $(pgrep kdamond)", c->ctll,
+	    c->ctll);
+}
+
 unsigned int
 hgw_pf_run(const char *root, const struct hgw_pf_lcore *lc, unsigned int nlc,
 	   const struct hgw_pf_port *ports, unsigned int nports,
@@ -828,6 +866,7 @@ hgw_pf_run(const char *root, const struct hgw_pf_lcore *lc, unsigned int nlc,
 	check_smt(&c, &items[n++], &isolated);
 	check_irqs(&c, &items[n++]);
 	check_thp(&c, &items[n++]);
+	check_damon(&c, &items[n++]);
 	check_hugepages(&c, &items[n++]);
 	check_numa(&c, &items[n++]);
 	check_tsc(&c, &items[n++]);

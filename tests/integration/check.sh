@@ -12,7 +12,7 @@ FEEDGEN=/bin/false
 . "$SRCDIR/tests/integration/common.sh"
 
 ITEMS="lcores ports isolcpus nohz_full rcu_nocbs governor turbo smt
-irq_affinity thp hugepages numa tsc skew_tick stalls"
+irq_affinity thp damon hugepages numa tsc skew_tick stalls"
 
 # check [EAL lcores] [app args...]: hedgewire --check on net_null0 with
 # conf/demo.ini; output in $T/out, status in $rc.
@@ -96,6 +96,9 @@ plant() {
 		echo 0 >"$d/proc/irq/24/smp_affinity_list"
 		echo 0-3 >"$d/proc/irq/25/smp_affinity_list"
 		echo "[always] madvise never" >"$d/sys/kernel/mm/transparent_hugepage/enabled"
+		mkdir -p "$d/sys/kernel/mm/damon/admin/kdamonds/0"
+		echo 1 >"$d/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds"
+		echo on >"$d/sys/kernel/mm/damon/admin/kdamonds/0/state"
 		echo "vm.nr_hugepages = 0" >"$d/etc/sysctl.d/10-zero.conf"
 	fi
 	echo 0,2 >"$d/sys/devices/system/cpu/cpu0/topology/thread_siblings_list"
@@ -149,7 +152,7 @@ sysroot)
 	HGW_SYSROOT=$T/bad check -l0-1 --check-stall-ms 0
 	check_shape
 	expect_items warn isolcpus nohz_full rcu_nocbs governor turbo smt \
-		irq_affinity thp hugepages skew_tick
+		irq_affinity thp damon hugepages skew_tick
 	expect_items ok lcores ports numa tsc stalls
 	grep -q '^irq_affinity .*1 of 2 IRQs may go to cpus 1: 25 (0-3)' "$T/out" ||
 		fail "irq_affinity: $(grep '^irq_affinity' "$T/out")"
@@ -163,6 +166,7 @@ sysroot)
 	echo "# reserved at boot" >"$T/alt/etc/sysctl.d/80-hugepages.conf"
 	echo " vm.nr_hugepages=1024" >>"$T/alt/etc/sysctl.d/80-hugepages.conf"
 	echo "always [madvise] never" >"$T/alt/sys/kernel/mm/transparent_hugepage/enabled"
+	echo off >"$T/alt/sys/kernel/mm/damon/admin/kdamonds/0/state"
 	rm "$T/alt/sys/devices/system/cpu/intel_pstate/no_turbo"
 	mkdir -p "$T/alt/sys/devices/system/cpu/cpufreq"
 	echo 0 >"$T/alt/sys/devices/system/cpu/cpufreq/boost"

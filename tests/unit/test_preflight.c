@@ -129,6 +129,36 @@ test_cmdline(void)
 	HGW_CHECK(it != NULL && it->status == HGW_PF_WARN);
 }
 
+/* DAMON: a kdamond on (sysfs admin, or a module's switch) is a warning. */
+static void
+test_damon(void)
+{
+	struct hgw_pf_item items[HGW_PF_MAX_ITEMS];
+	const struct hgw_pf_item *it;
+	unsigned int n;
+
+	n = run("0000:82:00.0", items);
+	it = find(items, n, "damon");
+	HGW_CHECK(it != NULL && it->status == HGW_PF_OK);
+	put("/sys/kernel/mm/damon/admin/kdamonds/nr_kdamonds", "2\n");
+	put("/sys/kernel/mm/damon/admin/kdamonds/0/state", "off\n");
+	put("/sys/kernel/mm/damon/admin/kdamonds/1/state", "off\n");
+	n = run("0000:82:00.0", items);
+	it = find(items, n, "damon");
+	HGW_CHECK(it != NULL && it->status == HGW_PF_OK);
+	put("/sys/kernel/mm/damon/admin/kdamonds/1/state", "on\n");
+	n = run("0000:82:00.0", items);
+	it = find(items, n, "damon");
+	HGW_CHECK(it != NULL && it->status == HGW_PF_WARN);
+	HGW_CHECK(it != NULL && strstr(it->seen, "1 DAMON context running") !=
+		  NULL);
+	HGW_CHECK(it != NULL && strstr(it->fix, "taskset -pc 0 ") != NULL);
+	put("/sys/module/damon_reclaim/parameters/enabled", "Y\n");
+	n = run("0000:82:00.0", items);
+	it = find(items, n, "damon");
+	HGW_CHECK(it != NULL && strstr(it->seen, "2 DAMON contexts") != NULL);
+}
+
 int
 main(void)
 {
@@ -142,6 +172,7 @@ main(void)
 	}
 	HGW_TEST(test_numa_pci);
 	HGW_TEST(test_cmdline);
+	HGW_TEST(test_damon);
 	rc = hgw_test_done();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
 	if (system(cmd) != 0)
