@@ -65,6 +65,8 @@ wk_halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session, uint64_t seq)
 	atomic_store_explicit(&w->shared.halted, why, memory_order_relaxed);
 }
 
+static inline void flush_batch(struct hgw_worker *w);
+
 /* Decode one frame, appending its new messages to the burst's batch.
  * Returns how many bytes of the frame the decoder read (for invalidation:
  * every block's length was walked, so all of the MoldUDP64 payload).
@@ -101,11 +103,19 @@ wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 			/* the frame is lost; with a second line or a
 			 * re-request server the gap it leaves may still be
 			 * filled (and halts the worker if not) */
-			if (!w->hold_on)
+			if (!w->hold_on) {
+				flush_batch(w);
 				wk_halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
+			}
 		}
 		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
 	}
+	/* A halt or a join takes effect at this frame's first message, on
+	 * every replica alike, however its frames were batched: the
+	 * messages of the frames before it are applied and evaluated
+	 * first. */
+	if (unlikely(p.gap | p.join))
+		flush_batch(w);
 	if (unlikely(p.gap))
 		wk_halt(w, HGW_HALT_GAP, p.session, p.seq);
 	if (unlikely(p.join))

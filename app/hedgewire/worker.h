@@ -315,7 +315,8 @@ struct hgw_worker {
 	} in __rte_cache_aligned;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
 
-	unsigned int lcore;
+	/* read-mostly from here: a line apart from snap, which readers write */
+	unsigned int lcore __rte_cache_aligned;
 	uint16_t port;
 	uint16_t queue;
 	uint16_t queue_b;       /* [feed] lines = 2: line B's RX queue */

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: what the worker's files share (worker.c: the stages;
  * worker_hold.c: frames held for a gap; worker_loop_*.c: one main loop
- * per RX mode; worker_fanout.c, worker_txlcore.c: the RX and TX lcores).
+ * per RX mode, worker_loop_fanout.c with the RX lcore; worker_txlcore.c:
+ * the TX lcore).
  * Internal to app/hedgewire: worker.h is what the rest of the app uses.
  */
 #ifndef HGW_APP_WORKER_INT_H

@@ -537,6 +537,32 @@ gap-halt)
 	[ "$(value orders)" -gt 0 ] || fail "baseline join: no orders after the warm-up"
 	expect_eq "late join, baseline: gaps" "$(value gaps)" 0
 	echo "  late join: recover halts (0 orders); baseline trades after the warm-up ($(value orders) orders)"
+	# a second session met mid-way right after the first (no end of
+	# session between them): the warm-up starts at the join frame however
+	# frames are batched, so one frame a burst and 32 a burst decide alike
+	"$FEEDGEN" -q -o "$T/sa.pcap" --session SESSIONA --seed 71 \
+		--instruments 40 --messages 30000 --per-packet 4
+	"$FEEDGEN" -q -o "$T/sb.pcap" --session SESSIONB --seed 72 \
+		--instruments 40 --messages 30000 --per-packet 4
+	na=$(capinfos -c -M "$T/sa.pcap" | awk '/Number of packets/ {print $NF}')
+	$EDIT "$T/sa.pcap" "$T/sa2.pcap" --drop "$na-$na" >/dev/null	# its end of session
+	$EDIT "$T/sb.pcap" "$T/sb2.pcap" --drop 1-300 >/dev/null
+	mergecap -F pcap -a -w "$T/two.pcap" "$T/sa2.pcap" "$T/sb2.pcap"
+	for b in 1 32; do
+		rc=0
+		run_hw -l0-1 "net_pcap0,rx_pcap=$T/two.pcap,tx_pcap=$T/two$b.pcap" \
+			-c "$T/conf.ini" --set run.idle_timeout_ms=200 --set feed.join=baseline \
+			--set feed.warmup_messages=2000 --set rx.burst=$b || rc=$?
+		expect_eq "two sessions, burst $b: exit status" "$rc" 0
+		grep "joined mid-session" "$T/out" >"$T/joined$b"
+		value orders >"$T/orders$b"
+	done
+	[ -s "$T/joined1" ] || fail "two sessions: no baseline join: $(grep -i 'join\|session' "$T/out")"
+	cmp -s "$T/joined1" "$T/joined32" ||
+		fail "two sessions: the warm-up depends on the burst: $(cat "$T/joined1") / $(cat "$T/joined32")"
+	$CMP "$T/two1.pcap" "$T/two32.pcap" ||
+		fail "two sessions: the orders depend on the burst"
+	echo "  second session joined mid-way: bursts of 1 and 32 decide alike ($(cat "$T/orders1") orders; $(cut -c1-70 "$T/joined1")...)"
 	;;
 ab-trade)
 	# A/B lines: each worker reads both lines and takes the first copy of
