@@ -402,6 +402,7 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 		on_trigger_stamped(w, i, locate);
 		return;
 	}
+	hgw_risk_prefetch(w->risk, locate);
 	if (!hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d))
 		return;
 	if (!risk_pass(w, i, &d))

@@ -296,6 +296,20 @@ hgw_risk_check(struct hgw_risk *r, const struct hgw_book *b,
 	return hgw_risk_check_order(r, b, d, ts_ns, 0);
 }
 
+void
+hgw_risk_prefetch(const struct hgw_risk *r, uint16_t locate)
+{
+	const struct hgw_risk_conf *c = &r->conf;
+
+	if (locate >= c->instruments)
+		return;
+	__builtin_prefetch(&r->inst[locate], 1);
+	if (r->total.count >= c->max_orders_total)
+		__builtin_prefetch(&r->total_times[window_recent(
+			&r->total, c->cap_orders_total, c->max_orders_total)]);
+	__builtin_prefetch(&r->total_times[r->total.next], 1);
+}
+
 enum hgw_risk_reject
 hgw_risk_check_order(struct hgw_risk *r, const struct hgw_book *b,
 		     const struct hgw_decision *d, uint64_t ts_ns,

@@ -113,6 +113,12 @@ size_t hgw_risk_memsize(const struct hgw_risk_conf *c);
  * an invalid configuration. */
 struct hgw_risk *hgw_risk_init(void *mem, const struct hgw_risk_conf *c);
 
+/* Start loading what checking an order on instrument locate reads (its
+ * state, the total window's slots), so that the loads overlap the work
+ * before the check (the strategy's table read). A hint: no effect on
+ * any outcome. */
+void hgw_risk_prefetch(const struct hgw_risk *r, uint16_t locate);
+
 /* Check a decision taken at feed time ts_ns on book b. Returns
  * HGW_RISK_PASS (and records the order in the position and the windows)
  * or the reason of the rejection (counted). */
