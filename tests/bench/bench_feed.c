@@ -100,7 +100,30 @@ load(const char *path, struct frames *fr)
 	return 0;
 }
 
-enum mode { DECODE_ONLY, BOOK_EACH, BOOK_BULK };
+enum mode { DECODE_ONLY, BOOK_EACH, BOOK_BULK, BOOK_CURSOR, NMODES };
+
+/* The worker's way (BOOK_CURSOR): a cursor over the batch, coming back
+ * at every message that changed a book (where the worker evaluates its
+ * trigger). Returns the changes. */
+static uint64_t
+apply_cursor(struct hgw_book *b, const uint8_t *const *msgs, uint32_t n)
+{
+	struct hgw_book_cursor c;
+	uint64_t ch = 0;
+
+	hgw_book_cursor_start(b, msgs, n, &c);
+	while (c.next < n)
+		ch += hgw_book_apply_until(b, msgs, n, &c) != 0;
+	return ch;
+}
+
+static uint64_t
+apply_batch(struct hgw_book *b, enum mode mode, const uint8_t *const *msgs,
+	    uint32_t n)
+{
+	return mode == BOOK_CURSOR ? apply_cursor(b, msgs, n) :
+				     hgw_book_apply_bulk(b, msgs, n, NULL);
+}
 
 /* 1 when the file starts with a pcap magic number (either byte order,
  * micro- or nanosecond). */
@@ -203,13 +226,13 @@ pass_itch(const struct frames *fr, struct hgw_book *b, enum mode mode,
 		} else {
 			batch[nb++] = m;
 			if (nb == ITCH_BATCH) {
-				ch += hgw_book_apply_bulk(b, batch, nb, NULL);
+				ch += apply_batch(b, mode, batch, nb);
 				nb = 0;
 			}
 		}
 	}
 	if (nb != 0)
-		ch += hgw_book_apply_bulk(b, batch, nb, NULL);
+		ch += apply_batch(b, mode, batch, nb);
 	double t = now_s() - t0;
 
 	last_cpu = cpu_s() - c0;
@@ -232,8 +255,9 @@ cmp_double(const void *a, const void *b)
 
 /* One pass in a mode. Frames are taken BURST at a time like a worker's
  * rx_burst; BOOK_BULK decodes a burst, then applies its messages with
- * hgw_book_apply_bulk (prefetching ahead), BOOK_EACH applies each message
- * as it is decoded. Returns seconds. */
+ * hgw_book_apply_bulk (prefetching ahead), BOOK_CURSOR the same with the
+ * worker's cursor (back at every book change), BOOK_EACH applies each
+ * message as it is decoded. Returns seconds. */
 static double
 pass(const struct frames *fr, struct hgw_feed *f, struct hgw_book *b,
      enum mode mode, uint64_t *msgs, uint64_t *changes)
@@ -266,8 +290,8 @@ pass(const struct frames *fr, struct hgw_feed *f, struct hgw_book *b,
 					batch[nb++] = m;
 			}
 		}
-		if (mode == BOOK_BULK)
-			ch += hgw_book_apply_bulk(b, batch, nb, NULL);
+		if (mode >= BOOK_BULK)
+			ch += apply_batch(b, mode, batch, nb);
 	}
 	double t = now_s() - t0;
 
@@ -319,22 +343,22 @@ main(int argc, char **argv)
 	       (double)fr.used / 1e6, bsz >> 20, thp ? "2 MB (THP)" : "4 KB",
 	       bc.max_instruments, bc.max_orders, bc.max_levels);
 
-	static const char *const names[] = { "decode only      ",
-		"decode+book each ", "decode+book bulk " };
+	static const char *const names[] = { "decode only       ",
+		"decode+book each  ", "decode+book bulk  ", "decode+book cursor" };
 	const char *input = fr.itch ? "itch " : "pcap ";
-	double *t[3], *tc[3];
+	double *t[NMODES], *tc[NMODES];
 	uint64_t msgs = 0, changes = 0;
 
-	for (int m = 0; m < 3; m++)
+	for (int m = 0; m < NMODES; m++)
 	{
 		t[m] = calloc((size_t)passes, sizeof(double));
 		tc[m] = calloc((size_t)passes, sizeof(double));
 	}
-	/* HGW_BENCH_MODE=0|1|2 runs one mode only (for profiling). */
+	/* HGW_BENCH_MODE=0|1|2|3 runs one mode only (for profiling). */
 	const char *only = getenv("HGW_BENCH_MODE");
 
 	for (int i = 0; i < passes; i++)
-		for (int m = 0; m < 3; m++) {
+		for (int m = 0; m < NMODES; m++) {
 			t[m][i] = only && atoi(only) != m ? 1e9 :
 				fr.itch ? pass_itch(&fr, book, (enum mode)m,
 						    &msgs, &changes) :
@@ -350,7 +374,7 @@ main(int argc, char **argv)
 	printf("messages per pass: %" PRIu64 " (book changes %" PRIu64
 	       ", live orders peak %" PRIu64 ", book errors %" PRIu64 ")\n",
 	       msgs, changes, bs->live_orders_hwm, errs);
-	for (int m = 0; m < 3; m++) {
+	for (int m = 0; m < NMODES; m++) {
 		qsort(t[m], (size_t)passes, sizeof(double), cmp_double);
 		qsort(tc[m], (size_t)passes, sizeof(double), cmp_double);
 		printf("%s%s: best %6.1f M msg/s (%5.1f ns/msg), median %6.1f M msg/s;"
