@@ -15,6 +15,9 @@ while getopts t:n: o; do
 	esac
 done
 shift $((OPTIND - 1))
+case $min_us$rows in
+*[!0-9]*) echo "$0: -t and -n take whole numbers (got -t '$min_us' -n '$rows')" >&2; exit 2 ;;
+esac
 [ $# -gt 0 ] || { echo "usage: $0 [-t MIN_US] [-n ROWS] COMMAND [ARGS...]" >&2; exit 2; }
 T=/sys/kernel/tracing
 [ -d "$T/events" ] || mount -t tracefs nodev "$T" 2>/dev/null ||
