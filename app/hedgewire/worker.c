@@ -698,6 +698,12 @@ flush_batch(struct hgw_worker *w)
 	if (unlikely(a != w->ev_seen))
 		events_take(w, a);
 	hgw_book_cursor_start(w->book, w->batch, w->nbatch, &c);
+	/* A short batch is latency-bound: the risk state of each message's
+	 * instrument loads alongside the book (a hint, no decision reads
+	 * it any differently). */
+	if (w->nbatch <= HGW_BOOK_AHEAD && w->risk != NULL)
+		for (uint32_t i = 0; i < w->nbatch; i++)
+			hgw_risk_prefetch(w->risk, hgw_itch_locate(w->batch[i]));
 	while (c.next < w->nbatch) {
 		uint16_t locate;
 
