@@ -82,9 +82,13 @@ hedged_run() {
 	rm -f "$T/events.log"
 	if [ -n "${DRIVE:-}" ]; then
 		# shellcheck disable=SC2086
+		rm -f "$T/drv.ready"
 		python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
-			$DRIVE >"$T/driver.out" 2>&1 &
+			--ready "$T/drv.ready" $DRIVE >"$T/driver.out" 2>&1 &
 		drv=$!
+		# hedgewire starts once the interpreter is up: a slow start
+		# on a loaded host must not eat into the run
+		for _ in $(seq 300); do [ -e "$T/drv.ready" ] && break; sleep 0.1; done
 		set -- "$@" --set run.events_log="$T/events.log"
 	fi
 	run_hw "$lcores" "net_pcap0$rx$tx" -c "$T/conf.ini" \
@@ -290,19 +294,30 @@ table-patch)
 		--spreads 8 --imbalances 8 --seed 77
 	conf
 	printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\n' >>"$T/conf.ini"
-	printf 'workers = 2\nevents_log = %s\n[replay]\npace = rate\npps = 4000\n' \
+	# 2000 packets/s: the feed lasts 15 s, far beyond the patch
+	printf 'workers = 2\nevents_log = %s\n[replay]\npace = rate\npps = 2000\n' \
 		"$T/events.log" >>"$T/conf.ini"
+	# one telemetry connection for the whole test (an interpreter per
+	# command is slow on a host whose CPUs the workers keep busy)
+	coproc TEL { exec python3 "$SRCDIR/tests/integration/tel_driver.py" \
+		"$PREFIX" --stdin --ready "$T/tel.ready" 2>&1; }
+	PIDS+=("$TEL_PID")
+	# plain descriptors: a coprocess's are closed in subshells (pipes)
+	exec 7>&"${TEL[1]}" 8<&"${TEL[0]}"
+	for _ in $(seq 300); do [ -e "$T/tel.ready" ] && break; sleep 0.1; done
 	# shellcheck disable=SC2086
 	"$HEDGEWIRE" --lcores=0@0,1@1,2@0 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--log-level=error \
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
 		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
 	pid=$!
-	tel() { echo "$1" | dpdk-telemetry.py -f "$PREFIX" 2>&1 | grep '^{'; }
-	for _ in $(seq 50); do
-		tel /hgw/table | grep -q entries && break
-		sleep 0.2
-	done
+	PIDS+=("$pid")
+	tel() {
+		local reply
+		echo "$1" >&7
+		read -r -t 60 reply <&8 || { kill "$pid"; fail "telemetry: no reply to $1"; }
+		echo "$reply"
+	}
 	tel /hgw/table | grep -q '"entries": 4096' || { kill "$pid"; fail "telemetry: $(tel /hgw/table)"; }
 	sleep 0.5	# the feed is flowing
 	printf '0 0 0 X 0 0 Y 0 1 1\n' >"$T/bad.txt"
@@ -313,11 +328,18 @@ table-patch)
 	echo "  $res"
 	echo "$res" | grep -q '"event": 1, "session": "[^"]*", "seq": [1-9][0-9]*, "entries": 25' ||
 		{ kill "$pid"; fail "patch: $res"; }
-	sleep 0.3	# the feed passes the patch's position
 	checked=0
 	# the last line for an entry wins; check each entry's final value
 	grep -v '^#' "$T/patch.txt" | awk '{ last[$1 " " $2 " " $3] = $0 }
 		END { for (k in last) print last[k] }' >"$T/final.txt"
+	# the feed passes the patch's position: the first entry turns (both
+	# replicas take it before the same message, checked at the end)
+	read -r l s i action mode tif disp price qty tag <"$T/final.txt"
+	want="{\"/hgw/table/entry\": {\"action\": \"$action\", \"price_mode\": $mode, \"tif\": \"$tif\", \"display\": \"$disp\", \"price\": $price, \"quantity\": $qty, \"tag\": $tag}}"
+	for _ in $(seq 100); do
+		[ "$(tel "/hgw/table/entry,$l,$s,$i,0")" = "$want" ] && break
+		sleep 0.1
+	done
 	tel /hgw/table | grep -q '"replicas": 2' || { kill "$pid"; fail "not 2 replicas: $(tel /hgw/table)"; }
 	while read -r l s i action mode tif disp price qty tag; do
 		want="{\"/hgw/table/entry\": {\"action\": \"$action\", \"price_mode\": $mode, \"tif\": \"$tif\", \"display\": \"$disp\", \"price\": $price, \"quantity\": $qty, \"tag\": $tag}}"
@@ -430,8 +452,9 @@ events-patch)
 	hedged_reference
 	for mode in claim tx-lcore downstream; do
 		DRIVE="--cmd /hgw/table/patch,$T/patch1.txt --cmd /hgw/table/patch,$T/patch2.txt --seed 3 --gap-ms 50,150 --duration 4"
+		# the driver is connected before the feed starts (800 ms)
 		hedged_run 3 "$mode" --set replay.pace=rate --set replay.pps=25000 \
-			--inject-stall 1,2000,2000
+			--set replay.start_delay_ms=800 --inject-stall 1,2000,2000
 		DRIVE=
 		grep -q "^event 1 patch 400 at .*: taken by 3 of 3 replicas before the same message" "$T/out" ||
 			fail "$mode: $(grep '^event' "$T/out")"

@@ -3,7 +3,8 @@
 instants, as an operator (or a risk system) would.
 
 usage: tel_driver.py FILE_PREFIX --cmd CMD [--cmd CMD ...] [--seed N]
-                     [--gap-ms LO,HI] [--duration S] [--wait S]
+                     [--gap-ms LO,HI] [--duration S] [--wait S] [--ready FILE]
+       tel_driver.py FILE_PREFIX --stdin [--wait S] [--ready FILE]
 
 Waits (up to --wait seconds) for the DPDK telemetry socket of FILE_PREFIX,
 then sends the commands in turn, cycling, with a random gap drawn
@@ -11,6 +12,13 @@ uniformly in [LO, HI] ms before each, until --duration seconds have passed
 or hedgewire has gone. Prints one line per command: the command and the
 JSON reply. Exits 1 if no command got an event back, or a reply was an
 error other than "not running" (the run ended between two commands).
+
+--ready FILE is created once the interpreter is up, before it looks for
+the socket: a test starts hedgewire after it, so that a slow interpreter
+start on a loaded host never eats into the run. --stdin sends each line
+of standard input as a command and prints each reply on one line, in the
+layout dpdk-telemetry.py prints (one connection for a whole test, rather
+than an interpreter per command).
 """
 
 import argparse
@@ -36,15 +44,28 @@ def connect(path, wait):
             time.sleep(0.02)
 
 
+def interactive(s):
+    for line in sys.stdin:
+        s.send(line.strip().encode())
+        print(json.dumps(json.loads(s.recv(65536))), flush=True)
+    return 0
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('prefix')
-    ap.add_argument('--cmd', action='append', required=True)
+    ap.add_argument('--cmd', action='append')
+    ap.add_argument('--stdin', action='store_true')
+    ap.add_argument('--ready')
     ap.add_argument('--seed', type=int, default=1)
     ap.add_argument('--gap-ms', default='2,20')
     ap.add_argument('--duration', type=float, default=5.0)
     ap.add_argument("--wait", type=float, default=30.0)  # a loaded host starts slowly
     a = ap.parse_args()
+    if not a.cmd and not a.stdin:
+        ap.error('--cmd or --stdin')
+    if a.ready:
+        open(a.ready, 'w').close()
     lo, hi = (float(x) for x in a.gap_ms.split(','))
     rng = random.Random(a.seed)
     path = os.path.join('/var/run/dpdk', a.prefix, 'dpdk_telemetry.v2')
@@ -67,6 +88,8 @@ def main():
             print('tel_driver: /hgw/events never answered')
             return 1
         time.sleep(0.01)
+    if a.stdin:
+        return interactive(s)
     events = errors = 0
     end = time.monotonic() + a.duration
     i = 0
