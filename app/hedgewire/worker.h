@@ -439,7 +439,6 @@ struct hgw_worker {
 	const uint8_t *batch[HGW_WORKER_BATCH];
 	uint64_t batch_seq[HGW_WORKER_BATCH];
 	uint16_t batch_session[HGW_WORKER_BATCH];
-	uint8_t batch_last[HGW_WORKER_BATCH];   /* last message of its frame */
 	/* ---- Cold from here on ---- */
 	/* Checkpoints of the digest, read by the control plane
 	 * (hgw_event.h); one write every [run] digest_every messages. */
