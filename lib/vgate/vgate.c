@@ -125,12 +125,16 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 		o->qty = a->qty;
 		break;
 	case HGW_OUCH_CANCELED:
-	case HGW_OUCH_AIQ_CANCELED:
-		if (o->cancel_sent) {
+		/* the answer to our Cancel Order, by its reason: a Canceled
+		 * of another reason (an IOC's remainder, say) may still be on
+		 * its way when the kill's Cancel Order goes out, which the
+		 * venue then rejects */
+		if (o->cancel_sent && a->reason == HGW_OUCH_CANCEL_USER) {
 			(*cancelled)++;
 			*cancelled_qty += a->qty;
 		}
 		/* fall through */
+	case HGW_OUCH_AIQ_CANCELED:
 	case HGW_OUCH_EXECUTED:
 		o->qty = o->qty > a->qty ? o->qty - a->qty : 0;
 		break;

@@ -106,13 +106,22 @@ test_open_answers(void)
 	a.qty = 30;
 	hgw_vgate_open_answer(open, n, &a, &c, &cq);
 	HGW_CHECK_EQ(open[1].qty, 50);
+	/* an IOC's remainder cancelled by the venue while the kill's
+	 * Cancel Order was on its way: not the answer to it */
 	a.type = HGW_OUCH_CANCELED;
 	a.user_ref = 12;
-	a.qty = 100;
+	a.qty = 40;
+	a.reason = 'I';
+	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(open[2].qty, 60);
+	HGW_CHECK_EQ(c, 0);
+	a.qty = 60;
+	a.reason = HGW_OUCH_CANCEL_USER;
 	hgw_vgate_open_answer(open, n, &a, &c, &cq);
 	HGW_CHECK_EQ(open[2].qty, 0);
 	HGW_CHECK_EQ(c, 1);
-	HGW_CHECK_EQ(cq, 100);
+	HGW_CHECK_EQ(cq, 60);
+	a.reason = 0;
 	a.type = HGW_OUCH_REJECTED;
 	a.user_ref = 5;
 	hgw_vgate_open_answer(open, n, &a, &c, &cq);

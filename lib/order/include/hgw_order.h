@@ -77,6 +77,10 @@ enum hgw_ouch_answer_type {
 	HGW_OUCH_RESTATED = 'R',
 };
 
+/* The reason of a Canceled (C) that answers the client's own Cancel Order
+ * ("user requested"); others are the venue's (an IOC's remainder, ...). */
+#define HGW_OUCH_CANCEL_USER 'U'
+
 /* One venue answer, decoded: what the replicas need of it. Fields a type
  * does not carry are 0. */
 struct hgw_ouch_answer {

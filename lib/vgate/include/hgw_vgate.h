@@ -140,8 +140,9 @@ struct hgw_soup;
 
 /* A decoded venue answer a: the open order it names (if any) follows it
  * (Accepted, Modified: the quantity; Executed, Canceled: less; Rejected:
- * done). Canceled answers after a kill's Cancel Order are counted in
- * *cancelled and their shares in *cancelled_qty. */
+ * done). The Canceled answers to a kill's Cancel Order (reason 'U',
+ * user requested) are counted in *cancelled and their shares in
+ * *cancelled_qty. */
 void hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 			   const struct hgw_ouch_answer *a, uint64_t *cancelled,
 			   uint64_t *cancelled_qty);
