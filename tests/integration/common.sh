@@ -8,11 +8,16 @@ PREFIX="hgw-it-$$"
 # end. A process that stops on a start-up error leaves its huge page
 # files behind (EAL removes them on the next start with the same prefix).
 PIDS=()
+# HGW_IT_KEEP=1 keeps $T of a failed test for a look afterwards.
 it_cleanup() {
-	local p d
+	local rc=$? p d
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
 	[ ${#PIDS[@]} -eq 0 ] || wait 2>/dev/null || true
-	rm -rf "$T"
+	if [ "$rc" -ne 0 ] && [ -n "${HGW_IT_KEEP:-}" ]; then
+		echo "kept $T"
+	else
+		rm -rf "$T"
+	fi
 	for d in $(awk '$3 == "hugetlbfs" { print $2 }' /proc/mounts); do
 		rm -f "$d/$PREFIX"*map_* 2>/dev/null || true
 	done
