@@ -31,10 +31,11 @@ static struct {
 	uint64_t rseq_out;              /* last one sent ('K') */
 	uint64_t venue_seq;             /* last venue message relayed */
 	uint32_t kills_seen, kills_sent;
+	int bye_sent, dedup_left;       /* 'B' sent; 'b' received */
 	/* counters */
 	uint64_t frames, other, seqd, unsent, unsent_unknown, unsent_failed;
-	uint64_t lost, logins, gaps, bad, venue_gaps, kill_tx_full, dups;
-	uint64_t lost_kills;
+	uint64_t lost, logins, gaps, bad, venue_gaps, tx_retries, dups;
+	uint64_t lost_kills, kills_out;
 } r;
 
 int
@@ -208,6 +209,9 @@ take(const uint8_t *f, uint32_t len, int close)
 	case 'A':
 		r.logins++;
 		break;
+	case 'b':
+		r.dedup_left = 1;       /* its last datagram */
+		break;
 	default:
 		r.bad++;
 		if (!close)
@@ -216,35 +220,47 @@ take(const uint8_t *f, uint32_t len, int close)
 	}
 }
 
+/* One relay message to hgw-dedup: 0 when the TX queue took it (the
+ * caller retries otherwise, counted). */
+static int
+command_send(uint8_t type, const uint8_t *body, size_t blen)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
+	uint8_t *f;
+	size_t len;
+
+	if (m == NULL) {
+		r.tx_retries++;
+		return -1;
+	}
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, r.rseq_out + 1, type, body,
+			    blen);
+	len = hgw_udp_tx_frame(&r.udp, f, len);
+	m->data_len = m->pkt_len = (uint32_t)len;
+	if (rte_eth_tx_burst(r.port, r.txq, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		r.tx_retries++;
+		return -1;
+	}
+	r.rseq_out++;
+	return 0;
+}
+
 /* The kill switch went on: tell hgw-dedup (retried until the queue
  * takes it). */
 static void
 kill_send(void)
 {
-	struct rte_mbuf *m;
-	uint8_t b[4], *f;
-	size_t len;
+	uint8_t b[4];
 
 	if (r.kills_sent == r.kills_seen)
 		return;
-	m = rte_pktmbuf_alloc(r.pool);
-	if (m == NULL) {
-		r.kill_tx_full++;
-		return;
-	}
-	f = rte_pktmbuf_mtod(m, uint8_t *);
 	hgw_vgate_be(b, r.kills_seen, 4);
-	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, r.rseq_out + 1, 'K', b,
-			    sizeof(b));
-	len = hgw_udp_tx_frame(&r.udp, f, len);
-	m->data_len = m->pkt_len = (uint32_t)len;
-	if (rte_eth_tx_burst(r.port, r.txq, &m, 1) != 1) {
-		rte_pktmbuf_free(m);
-		r.kill_tx_full++;
-		return;
+	if (command_send('K', b, sizeof(b)) == 0) {
+		r.kills_sent = r.kills_seen;
+		r.kills_out++;
 	}
-	r.rseq_out++;
-	r.kills_sent = r.kills_seen;
 }
 
 void
@@ -282,6 +298,36 @@ hgw_relay_poll(int close)
 	hgw_venue_ctl_flush();
 }
 
+void
+hgw_relay_leave(void)
+{
+	const uint64_t hz = rte_get_timer_hz();
+	uint64_t end;
+
+	if (!r.on)
+		return;
+	end = rte_get_timer_cycles() + hz;
+	while (!r.bye_sent && rte_get_timer_cycles() < end) {
+		r.bye_sent = command_send('B', NULL, 0) == 0;
+		if (!r.bye_sent)
+			rte_delay_us_sleep(1000);
+	}
+	end = rte_get_timer_cycles() + hz;
+	while (r.bye_sent && !r.dedup_left && rte_get_timer_cycles() < end) {
+		hgw_relay_poll(1);
+		rte_delay_us_sleep(1000);
+	}
+	/* 'b' is hgw-dedup's last tx_burst on the link; let that call
+	 * return before the port closes under it */
+	if (r.dedup_left)
+		rte_delay_us_sleep(100 * 1000);
+	else
+		fprintf(stderr, "hedgewire: venue relay: hgw-dedup did not "
+			"confirm it left the link (%s); closing the port under "
+			"it\n", r.bye_sent ? "no 'b' within 1 s" :
+			"'B' not sent");
+}
+
 uint64_t
 hgw_relay_report(FILE *out)
 {
@@ -293,11 +339,13 @@ hgw_relay_report(FILE *out)
 		", not taken %" PRIu64 "), sessions lost %" PRIu64 ", logins %"
 		PRIu64 "; gaps %" PRIu64 ", bad %" PRIu64 ", venue gaps %"
 		PRIu64 ", repeats dropped %" PRIu64 "; kills sent %" PRIu64
-		" (retries %" PRIu64 "), session-lost kills %" PRIu64 "\n",
+		" (retries %" PRIu64 "), session-lost kills %" PRIu64
+		"; hgw-dedup left the link: %s\n",
 		r.frames - r.other, r.other, r.seqd, r.venue_seq, r.unsent,
 		r.unsent_unknown, r.unsent_failed, r.lost, r.logins, r.gaps,
 		r.bad, r.venue_gaps, r.dups,
-		r.rseq_out, r.kill_tx_full, r.lost_kills);
+		r.kills_out, r.tx_retries, r.lost_kills,
+		r.dedup_left ? "yes" : "no");
 	hgw_venue_ctl_report(out, 1);
 	return r.unsent_failed + r.unsent_unknown;
 }

@@ -9,6 +9,7 @@
  * When the kill switch goes on, the control lcore sends a 'K' relay
  * message on a TX queue of its own on the order port (the one after the
  * workers'), from a pool of its own: hgw-dedup cancels the open orders.
+ * At the end, 'B' and hgw-dedup's 'b' hand the link over for closing.
  */
 #ifndef HGW_APP_RELAY_H
 #define HGW_APP_RELAY_H
@@ -27,6 +28,14 @@ void hgw_relay_init(const struct hgw_config *c);
 /* Control lcore, every poll (and once after the join, close = 1: to the
  * journal only). */
 void hgw_relay_poll(int close);
+
+/* After the join and the last relay reads, before the port closes: a
+ * 'B' to hgw-dedup, which answers with 'b', its last datagram, and polls
+ * the link no more; then 100 ms for that tx_burst to return. DPDK
+ * 22.11's memif unmaps the shared memory on disconnect, under a peer
+ * that may be polling it, which faults the peer. Waits at most 1 s for
+ * each; says so on stderr when hgw-dedup did not answer. */
+void hgw_relay_leave(void);
 
 /* After the join: counters. Returns what went wrong that the replicas
  * could not be told of (0: none). */

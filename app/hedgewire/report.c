@@ -306,6 +306,7 @@ report_orders(const struct hgw_app *a)
 			hgw_relay_poll(1);
 			rte_delay_us_sleep(10000);
 		}
+		hgw_relay_leave();
 		if (hgw_relay_report(stdout) != 0) {
 			fprintf(stderr, "hedgewire: venue: unsent orders the "
 				"replicas could not take back\n");

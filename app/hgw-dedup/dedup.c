@@ -399,16 +399,20 @@ main(int argc, char **argv)
 	const uint64_t idle = rte_get_tsc_hz() / 1000 * o.idle_ms;
 	uint64_t last = rte_rdtsc();
 
+	int link_on = 1;        /* 0: hedgewire has left (dsess_link_left) */
+
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (st.sess != NULL)
 			dsess_poll(st.sess);
-		if (stage_once(&st) != 0)
+		if (link_on && stage_once(&st) != 0)
 			last = rte_rdtsc();
 		else if (o.idle_ms != 0 && st.frames != 0 &&
 			 rte_rdtsc() - last > idle)
 			break;
+		if (link_on && st.sess != NULL && dsess_link_left(st.sess))
+			link_on = 0;
 	}
-	while (stage_once(&st) != 0)	/* drain what is queued */
+	while (link_on && stage_once(&st) != 0)	/* drain what is queued */
 		;
 	if (st.sess != NULL)
 		dsess_stop(st.sess);

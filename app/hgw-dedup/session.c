@@ -65,6 +65,10 @@ struct dsess {
 	uint64_t relayed_seq, relayed_unsent, relayed_lost, relay_lost;
 	uint64_t kills, cancels_sent, venue_cancelled, venue_cancelled_qty;
 	uint64_t commands_bad, commands_gap;
+	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
+	 * port is polled no more (memif: see dsess_link_left) */
+	int peer_leaving, left;
+	uint64_t after_left;            /* relay messages not sent: gone */
 };
 
 static inline uint64_t
@@ -78,7 +82,7 @@ now_ns(const struct dsess *s)
 static void
 back_flush(struct dsess *s)
 {
-	while (s->back_n != 0) {
+	while (s->back_n != 0 && !s->left) {
 		uint32_t n = RTE_MIN(s->back_n, BACKLOG - s->back_head);
 		uint16_t k = rte_eth_tx_burst(s->port, 0, s->back + s->back_head,
 					      (uint16_t)RTE_MIN(n, 64u));
@@ -99,6 +103,10 @@ relay(struct dsess *s, uint8_t type, const uint8_t *body, size_t blen)
 	uint8_t *f;
 	size_t len;
 
+	if (unlikely(s->left)) {
+		s->after_left++;        /* hedgewire has gone: nobody reads */
+		return;
+	}
 	if (s->back_n == BACKLOG || (m = rte_pktmbuf_alloc(s->pool)) == NULL) {
 		/* hedgewire sees the gap in the relay numbers: a lost
 		 * session, a kill */
@@ -376,13 +384,17 @@ dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 	rc = hgw_relay_get(p, plen, &rseq, &type, &body, &blen);
 	if (rc == 1)
 		return 0;
-	if (rc < 0 || type != 'K' || blen != 4) {
+	if (rc < 0 || !((type == 'K' && blen == 4) || (type == 'B' && blen == 0))) {
 		s->commands_bad++;
 		return 1;
 	}
 	if (rseq != s->rseq_in + 1)
 		s->commands_gap++;      /* a kill is a kill: take it anyway */
 	s->rseq_in = rseq;
+	if (type == 'B') {
+		s->peer_leaving = 1;    /* answered by dsess_link_left */
+		return 1;
+	}
 	/* hedgewire's kill switch went on: cancel every open order */
 	s->kills++;
 	hgw_vgate_open_compact(s->open, &s->open_n);
@@ -464,6 +476,31 @@ dsess_poll(struct dsess *s)
 }
 
 int
+dsess_link_left(struct dsess *s)
+{
+	uint64_t end;
+
+	if (!s->peer_leaving || s->left)
+		return s->left;
+	/* what is queued for hedgewire first (it reads until 'b'), then
+	 * 'b', the last datagram on the link; each wait bounded */
+	end = rte_rdtsc() + s->hz;
+	while (s->back_n != 0 && rte_rdtsc() < end)
+		back_flush(s);
+	relay(s, 'b', NULL, 0);
+	end = rte_rdtsc() + s->hz;
+	while (s->back_n != 0 && rte_rdtsc() < end)
+		back_flush(s);
+	s->relay_lost += s->back_n;     /* never sent (counted: exit 1) */
+	for (; s->back_n != 0; s->back_n--) {
+		rte_pktmbuf_free(s->back[s->back_head]);
+		s->back_head = (s->back_head + 1) % BACKLOG;
+	}
+	s->left = 1;
+	return 1;
+}
+
+int
 dsess_busy(const struct dsess *s)
 {
 	return s->back_n != 0;
@@ -515,6 +552,9 @@ dsess_report(struct dsess *s, FILE *out)
 		" (lost %" PRIu64 ", still queued %u)\n", s->relayed_seq,
 		s->relayed_unsent, s->relayed_lost, s->rseq_out, s->relay_lost,
 		s->back_n);
+	fprintf(out, "venue: hedgewire left the link: %s (relay messages "
+		"after it left, not sent %" PRIu64 ")\n", s->left ? "yes" : "no",
+		s->after_left);
 	fprintf(out, "venue: kills %" PRIu64 " (commands bad %" PRIu64
 		", out of sequence %" PRIu64 "), cancels sent %" PRIu64
 		", cancelled by the venue after a kill %" PRIu64 " (%" PRIu64

@@ -11,7 +11,8 @@
  * queue 0: hedgewire's order port, whose one RX queue its control lcore
  * reads. hedgewire's kill switch comes the other way (a 'K' relay
  * message on the queue after the workers'): every open order is
- * cancelled. One thread (hgw-dedup's loop) owns all of it.
+ * cancelled; and at its end a 'B' (it leaves the link), answered by 'b'.
+ * One thread (hgw-dedup's loop) owns all of it.
  */
 #ifndef HGW_DEDUP_SESSION_H
 #define HGW_DEDUP_SESSION_H
@@ -51,6 +52,14 @@ int dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len);
 
 /* Every loop: the socket when due, relay backlog, pending cancels. */
 void dsess_poll(struct dsess *s);
+
+/* After every poll of the input port: 1 once hedgewire has said it
+ * leaves the link ('B'): what was queued for it and a last 'b' have gone
+ * out, and the port must not be polled again. DPDK 22.11's memif unmaps
+ * the shared memory when the peer disconnects, under a side that may be
+ * inside rx_burst or tx_burst, which faults it; hedgewire closes its
+ * port only after the 'b'. */
+int dsess_link_left(struct dsess *s);
 
 /* 1 while the session or the relay still has something to do. */
 int dsess_busy(const struct dsess *s);

@@ -43,11 +43,17 @@ dd_start() {
 }
 
 # dd_stop: SIGTERM once hedgewire has stopped (the client leaves the
-# memif first); hgw-dedup's exit status in DDRC
+# memif first); hgw-dedup's exit status in DDRC. hedgewire closed its end
+# only after hgw-dedup had stopped polling the link ('B', 'b'): memif
+# unmaps the shared memory under a peer still polling it.
 dd_stop() {
 	kill -TERM "$DDPID" 2>/dev/null || true
 	DDRC=0
 	wait "$DDPID" || DDRC=$?
+	grep -q "hgw-dedup left the link: yes" "$T/out" ||
+		fail "hedgewire closed the link without hgw-dedup's 'b': $(grep '^venue: relay' "$T/out") $(cat "$T/err")"
+	grep -q "^venue: hedgewire left the link: yes" "$T/dd.out" ||
+		fail "hgw-dedup did not see hedgewire leave: $(grep 'left the link' "$T/dd.out")"
 }
 
 # hwd [hedgewire --set options]: 2 workers, downstream, orders on the
