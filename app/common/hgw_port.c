@@ -109,3 +109,13 @@ hgw_port_start(uint16_t port, const struct hgw_port_conf *pc, char *err,
 			 "promiscuous", strerror(-rc));
 	return 0;
 }
+
+const char *
+hgw_port_driver(uint16_t port)
+{
+	struct rte_eth_dev_info info;
+
+	if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL)
+		return "?";
+	return info.driver_name;
+}

@@ -43,4 +43,7 @@ struct hgw_port_conf {
 int hgw_port_start(uint16_t port, const struct hgw_port_conf *pc,
 		   char *err, size_t errlen, char *warn, size_t warnlen);
 
+/* The port's driver name ("net_memif", ...), or "?". */
+const char *hgw_port_driver(uint16_t port);
+
 #endif /* HGW_PORT_H */

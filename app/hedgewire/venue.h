@@ -100,7 +100,7 @@ struct hgw_venue {
 	uint64_t unsent[HGW_VENUE_UNSENT_MAX];
 	uint64_t unsent_lost;           /* the recalled ring was full */
 	uint64_t cancels_sent;          /* Cancel Order messages */
-	uint64_t venue_cancelled;       /* Canceled answers after a kill */
+	uint64_t venue_cancelled;       /* Canceled 'U' answers after a kill */
 	uint64_t venue_cancelled_qty;
 	uint64_t msgs, answers_bad, answers_lost;
 	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */

@@ -202,8 +202,8 @@ flush_tx(struct hgw_worker *w)
  * the middle of its stream: a later trigger it sends could then move the
  * dedup mark past the one it skipped and lose it for every worker
  * (hgw_dedup.h). So: in tx-lcore mode wait (the TX lcore frees mbufs as
- * it sends and drops); otherwise push out what this worker has queued
- * and reclaim what its TX queue is done with, and if that still gives
+ * it sends and drops); otherwise reclaim what its TX queue is done with
+ * (its orders have all gone to tx_burst already), and if that still gives
  * nothing, go passive: keep every replica's accounting, send nothing
  * more, and let the other workers carry the stream. */
 static __rte_noinline struct rte_mbuf *
@@ -628,9 +628,9 @@ inject_stall(struct hgw_worker *w)
 }
 
 /* After a message of the batch, on the book as it then stands: a
- * trigger goes through strategy and risk at once, and a frame's orders
- * leave before the next frame is applied (only the cheap decode ran
- * ahead of them). A no-op for a message that changed no book while
+ * trigger goes through strategy and risk at once, and its order leaves
+ * then (build_order), before the rest of its frame is applied. A no-op
+ * for a message that changed no book while
  * msg_quiet() holds, unless it is a checkpoint's. */
 static inline void
 after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate)

@@ -118,7 +118,8 @@ struct hgw_recovery {
 #define HGW_EV_LOCAL 64
 #define HGW_EV_MAX 4096
 
-/* Orders built before a tx_burst is forced. */
+/* Orders one tx_burst takes: a worker sends each order at once (one),
+ * the TX lcore drains its rings in bursts of up to this many. */
 #define HGW_WORKER_TXQ 64
 
 /* Orders waiting for one tx_burst, and what is done with them there: the

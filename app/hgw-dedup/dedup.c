@@ -306,6 +306,32 @@ stage_once(struct stage *st)
 	return total;
 }
 
+/* Stopped (a signal, --idle-ms) before hedgewire left the memif: keep
+ * serving it until its 'B', while the link is up, at most LEAVE_WAIT_S;
+ * closing the port under hedgewire's polls could fault it (session.h). */
+#define LEAVE_WAIT_S 5
+static void
+wait_leave(struct stage *st)
+{
+	const uint64_t end = rte_rdtsc() + LEAVE_WAIT_S * rte_get_tsc_hz();
+	struct rte_eth_link l;
+
+	while (!dsess_leaving(st->sess)) {
+		memset(&l, 0, sizeof(l));
+		if (rte_eth_link_get_nowait(st->in, &l) != 0 ||
+		    l.link_status != RTE_ETH_LINK_UP)
+			return;         /* no hedgewire on the link */
+		if (rte_rdtsc() > end) {
+			printf(PROG ": hedgewire did not leave the link within "
+			       "%d s: closing it under hedgewire\n",
+			       LEAVE_WAIT_S);
+			return;
+		}
+		dsess_poll(st->sess);
+		stage_once(st);
+	}
+}
+
 static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp)
 {
@@ -399,21 +425,30 @@ main(int argc, char **argv)
 	const uint64_t idle = rte_get_tsc_hz() / 1000 * o.idle_ms;
 	uint64_t last = rte_rdtsc();
 
-	int link_on = 1;        /* 0: hedgewire has left (dsess_link_left) */
+	/* with a session on a memif, hedgewire's leaving ('B') ends the
+	 * run, and a stop before it waits for it (session.h) */
+	const int leave = st.sess != NULL &&
+			  strcmp(hgw_port_driver(o.in), "net_memif") == 0;
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (st.sess != NULL)
 			dsess_poll(st.sess);
-		if (link_on && stage_once(&st) != 0)
+		if (stage_once(&st) != 0)
 			last = rte_rdtsc();
 		else if (o.idle_ms != 0 && st.frames != 0 &&
 			 rte_rdtsc() - last > idle)
 			break;
-		if (link_on && st.sess != NULL && dsess_link_left(st.sess))
-			link_on = 0;
+		if (leave && dsess_leaving(st.sess))
+			break;
 	}
-	while (link_on && stage_once(&st) != 0)	/* drain what is queued */
+	if (leave)
+		wait_leave(&st);
+	while (stage_once(&st) != 0)	/* drain what is queued */
 		;
+	if (leave && dsess_leaving(st.sess)) {
+		dsess_leave(st.sess);   /* the port is not polled again */
+		printf(PROG ": hedgewire left the link\n");
+	}
 	if (st.sess != NULL)
 		dsess_stop(st.sess);
 	report(&st);

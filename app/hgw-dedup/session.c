@@ -66,9 +66,9 @@ struct dsess {
 	uint64_t kills, cancels_sent, venue_cancelled, venue_cancelled_qty;
 	uint64_t commands_bad, commands_gap;
 	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
-	 * port is polled no more (memif: see dsess_link_left) */
+	 * port is polled no more (session.h, dsess_leave) */
 	int peer_leaving, left;
-	uint64_t after_left;            /* relay messages not sent: gone */
+	uint64_t after_left;            /* venue messages hedgewire missed */
 };
 
 static inline uint64_t
@@ -103,10 +103,8 @@ relay(struct dsess *s, uint8_t type, const uint8_t *body, size_t blen)
 	uint8_t *f;
 	size_t len;
 
-	if (unlikely(s->left)) {
-		s->after_left++;        /* hedgewire has gone: nobody reads */
-		return;
-	}
+	if (unlikely(s->left))
+		return;                 /* hedgewire has gone: nobody reads */
 	if (s->back_n == BACKLOG || (m = rte_pktmbuf_alloc(s->pool)) == NULL) {
 		/* hedgewire sees the gap in the relay numbers: a lost
 		 * session, a kill */
@@ -424,6 +422,11 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	 * kill there); cut to what the relay carries */
 	if (len > 1024)
 		len = 1024;
+	if (s->left) {
+		/* not done: the next run of the pair asks for it again */
+		s->after_left++;
+		return;
+	}
 	hgw_vgate_be(b, seq, 8);
 	memcpy(b + 8, msg, len);
 	relay(s, 'S', b, 8 + len);
@@ -476,12 +479,18 @@ dsess_poll(struct dsess *s)
 }
 
 int
-dsess_link_left(struct dsess *s)
+dsess_leaving(const struct dsess *s)
+{
+	return s->peer_leaving && !s->left;
+}
+
+void
+dsess_leave(struct dsess *s)
 {
 	uint64_t end;
 
-	if (!s->peer_leaving || s->left)
-		return s->left;
+	if (s->left)
+		return;
 	/* what is queued for hedgewire first (it reads until 'b'), then
 	 * 'b', the last datagram on the link; each wait bounded */
 	end = rte_rdtsc() + s->hz;
@@ -497,7 +506,6 @@ dsess_link_left(struct dsess *s)
 		s->back_head = (s->back_head + 1) % BACKLOG;
 	}
 	s->left = 1;
-	return 1;
 }
 
 int
@@ -552,9 +560,9 @@ dsess_report(struct dsess *s, FILE *out)
 		" (lost %" PRIu64 ", still queued %u)\n", s->relayed_seq,
 		s->relayed_unsent, s->relayed_lost, s->rseq_out, s->relay_lost,
 		s->back_n);
-	fprintf(out, "venue: hedgewire left the link: %s (relay messages "
-		"after it left, not sent %" PRIu64 ")\n", s->left ? "yes" : "no",
-		s->after_left);
+	fprintf(out, "venue: hedgewire left the link: %s (venue messages "
+		"after it left %" PRIu64 ", not relayed: the next run asks for "
+		"them again)\n", s->left ? "yes" : "no", s->after_left);
 	fprintf(out, "venue: kills %" PRIu64 " (commands bad %" PRIu64
 		", out of sequence %" PRIu64 "), cancels sent %" PRIu64
 		", cancelled by the venue after a kill %" PRIu64 " (%" PRIu64

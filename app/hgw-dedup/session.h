@@ -53,13 +53,16 @@ int dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len);
 /* Every loop: the socket when due, relay backlog, pending cancels. */
 void dsess_poll(struct dsess *s);
 
-/* After every poll of the input port: 1 once hedgewire has said it
- * leaves the link ('B'): what was queued for it and a last 'b' have gone
- * out, and the port must not be polled again. DPDK 22.11's memif unmaps
- * the shared memory when the peer disconnects, under a side that may be
- * inside rx_burst or tx_burst, which faults it; hedgewire closes its
- * port only after the 'b'. */
-int dsess_link_left(struct dsess *s);
+/* Leaving the link. DPDK 22.11's memif unmaps the shared memory when the
+ * peer disconnects, under a side that may be inside rx_burst or
+ * tx_burst, which faults it; so hedgewire closes its end only once
+ * hgw-dedup has stopped polling it. hedgewire asks with 'B':
+ * dsess_leaving is then 1, and, once the workers' queues are drained,
+ * dsess_leave sends what is queued for hedgewire and a last 'b'; after
+ * it the port must not be polled again (what the venue says later is
+ * counted, not relayed, and not marked done in the state file). */
+int dsess_leaving(const struct dsess *s);
+void dsess_leave(struct dsess *s);
 
 /* 1 while the session or the relay still has something to do. */
 int dsess_busy(const struct dsess *s);

@@ -1264,16 +1264,6 @@ port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp,
 		fprintf(stderr, PROG ": %s\n", warn);
 }
 
-static const char *
-driver_of(uint16_t port)
-{
-	struct rte_eth_dev_info info;
-
-	if (rte_eth_dev_info_get(port, &info) != 0 || info.driver_name == NULL)
-		return "?";
-	return info.driver_name;
-}
-
 /* Wait until every port's link is up, or die after ms milliseconds. */
 static void
 link_wait(const uint16_t *ports, uint32_t n, uint32_t ms)
@@ -1299,7 +1289,7 @@ link_wait(const uint16_t *ports, uint32_t n, uint32_t ms)
 				    "and connected? (memif: the meter is the server, "
 				    "hedgewire role=client on the same socket, "
 				    "started after the meter, with no more queues "
-				    "than --copies)", ports[i], driver_of(ports[i]),
+				    "than --copies)", ports[i], hgw_port_driver(ports[i]),
 				    ms);
 		}
 		if (down == 0 || stopped())
@@ -1330,7 +1320,7 @@ hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 	uint32_t memif = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		memif += strcmp(driver_of(ports[i]), "net_memif") == 0;
+		memif += strcmp(hgw_port_driver(ports[i]), "net_memif") == 0;
 	if (memif == 0 || ms == 0 || stopped())
 		return;
 	printf(PROG ": holding the memif wire until the peer disconnects (stop "
@@ -1343,7 +1333,7 @@ hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 			struct rte_eth_link l;
 
 			memset(&l, 0, sizeof(l));
-			if (strcmp(driver_of(ports[i]), "net_memif") == 0 &&
+			if (strcmp(hgw_port_driver(ports[i]), "net_memif") == 0 &&
 			    rte_eth_link_get_nowait(ports[i], &l) == 0 &&
 			    l.link_status == RTE_ETH_LINK_UP)
 				up++;
@@ -1665,8 +1655,8 @@ main(int argc, char **argv)
 	printf("\n");
 	printf(PROG ": port %u (%s) x %u TX queue%s (one copy per hedgewire "
 	       "worker), orders on port %u (%s) x %u RX queue%s; pace %s",
-	       o.port, driver_of(o.port), o.copies, o.copies == 1 ? "" : "s",
-	       o.order_port, driver_of(o.order_port), o.order_queues,
+	       o.port, hgw_port_driver(o.port), o.copies, o.copies == 1 ? "" : "s",
+	       o.order_port, hgw_port_driver(o.order_port), o.order_queues,
 	       o.order_queues == 1 ? "" : "s", pace_names[o.pace]);
 	if (o.pace == PACE_PCAP)
 		printf(" x%g", o.speed);
@@ -1701,7 +1691,7 @@ main(int argc, char **argv)
 		printf("note: %s share %ld CPUs (the meter's lcore %u on CPU %d, "
 		       "hedgewire's %u worker%s and main lcore): the latencies "
 		       "include their contention\n",
-		       strcmp(driver_of(o.port), "net_memif") == 0 ?
+		       strcmp(hgw_port_driver(o.port), "net_memif") == 0 ?
 		       "meter and hedgewire" :
 		       "if hedgewire runs on this host, meter and hedgewire",
 		       ncpu, rte_lcore_id(), sched_getcpu(), o.copies,

@@ -142,6 +142,30 @@ downstream-login)
 	echo "  sent $sent; $(cat "$T/check2"); replicas took $taken answers"
 	echo "  hedgewire: $(grep '^venue: relay from' "$T/out" | cut -c8-)"
 	echo "  hgw-dedup: $(grep '^venue: relayed' "$T/dd.out" | cut -c8-)"
+	# one signal to both while the feed runs: hgw-dedup keeps serving
+	# hedgewire until its 'B' (dd_stop checks the 'B' and 'b'), then
+	# both stop with status 0 (a new venue day: the UserRefNums are the
+	# same triggers')
+	sim_stop
+	rm -f "$T/dstate"
+	sim_start
+	dd_start
+	( hwd --set replay.pps=2000; echo "$RC" >"$T/hwrc" ) &
+	hwpid=$!
+	for ((i = 0; i < 100; i++)); do
+		grep -q "^venue: downstream" "$T/out" 2>/dev/null && break
+		sleep 0.1
+	done
+	sleep 1
+	pkill -TERM -f -- "--file-prefix $PREFIX --log-level" || fail "no hedgewire to stop"
+	kill -TERM "$DDPID"
+	wait "$hwpid"
+	dd_stop
+	expect_eq "hedgewire exit, both stopped at once" "$(cat "$T/hwrc")" 0
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC, both stopped at once: $(cat "$T/dd.err")"
+	grep -q "hedgewire did not leave" "$T/dd.out" && fail "hgw-dedup gave up waiting for hedgewire"
+	[ "$(dv "orders sent")" -gt 0 ] || fail "no orders sent before the stop: $(grep '^venue' "$T/dd.out")"
+	echo "  both stopped at once after $(dv "orders sent") orders: $(grep 'left the link' "$T/dd.out")"
 	;;
 downstream-rate)
 	sim_start
