@@ -119,3 +119,19 @@ hgw_port_driver(uint16_t port)
 		return "?";
 	return info.driver_name;
 }
+
+int
+hgw_port_is_memif(uint16_t port)
+{
+	return strcmp(hgw_port_driver(port), "net_memif") == 0;
+}
+
+int
+hgw_port_link_up(uint16_t port)
+{
+	struct rte_eth_link l;
+
+	memset(&l, 0, sizeof(l));
+	return rte_eth_link_get_nowait(port, &l) == 0 &&
+	       l.link_status == RTE_ETH_LINK_UP;
+}

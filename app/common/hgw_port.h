@@ -46,4 +46,11 @@ int hgw_port_start(uint16_t port, const struct hgw_port_conf *pc,
 /* The port's driver name ("net_memif", ...), or "?". */
 const char *hgw_port_driver(uint16_t port);
 
+/* 1 when the port is a net_memif (whose peer must not close the link
+ * under a side that polls it). */
+int hgw_port_is_memif(uint16_t port);
+
+/* 1 when the port's link is up (rte_eth_link_get_nowait). */
+int hgw_port_link_up(uint16_t port);
+
 #endif /* HGW_PORT_H */

@@ -314,12 +314,9 @@ static void
 wait_leave(struct stage *st)
 {
 	const uint64_t end = rte_rdtsc() + LEAVE_WAIT_S * rte_get_tsc_hz();
-	struct rte_eth_link l;
 
 	while (!dsess_leaving(st->sess)) {
-		memset(&l, 0, sizeof(l));
-		if (rte_eth_link_get_nowait(st->in, &l) != 0 ||
-		    l.link_status != RTE_ETH_LINK_UP)
+		if (!hgw_port_link_up(st->in))
 			return;         /* no hedgewire on the link */
 		if (rte_rdtsc() > end) {
 			printf(PROG ": hedgewire did not leave the link within "
@@ -427,8 +424,7 @@ main(int argc, char **argv)
 
 	/* with a session on a memif, hedgewire's leaving ('B') ends the
 	 * run, and a stop before it waits for it (session.h) */
-	const int leave = st.sess != NULL &&
-			  strcmp(hgw_port_driver(o.in), "net_memif") == 0;
+	const int leave = st.sess != NULL && hgw_port_is_memif(o.in);
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (st.sess != NULL)

@@ -82,7 +82,7 @@ now_ns(const struct dsess *s)
 static void
 back_flush(struct dsess *s)
 {
-	while (s->back_n != 0 && !s->left) {
+	while (s->back_n != 0) {
 		uint32_t n = RTE_MIN(s->back_n, BACKLOG - s->back_head);
 		uint16_t k = rte_eth_tx_burst(s->port, 0, s->back + s->back_head,
 					      (uint16_t)RTE_MIN(n, 64u));
@@ -92,6 +92,17 @@ back_flush(struct dsess *s)
 		if (k == 0)
 			return;
 	}
+}
+
+/* back_flush until the backlog is empty, at most a second (hedgewire
+ * reads while it waits for 'b' or for the session's last words). */
+static void
+back_drain(struct dsess *s)
+{
+	const uint64_t end = rte_rdtsc() + s->hz;
+
+	while (s->back_n != 0 && rte_rdtsc() < end)
+		back_flush(s);
 }
 
 /* One relay message to hedgewire, in order: queued behind the backlog
@@ -382,7 +393,8 @@ dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 	rc = hgw_relay_get(p, plen, &rseq, &type, &body, &blen);
 	if (rc == 1)
 		return 0;
-	if (rc < 0 || !((type == 'K' && blen == 4) || (type == 'B' && blen == 0))) {
+	if (rc < 0 ||
+	    !((type == 'K' && blen == 4) || (type == 'B' && blen == 0))) {
 		s->commands_bad++;
 		return 1;
 	}
@@ -390,7 +402,7 @@ dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 		s->commands_gap++;      /* a kill is a kill: take it anyway */
 	s->rseq_in = rseq;
 	if (type == 'B') {
-		s->peer_leaving = 1;    /* answered by dsess_link_left */
+		s->peer_leaving = 1;    /* answered by dsess_leave */
 		return 1;
 	}
 	/* hedgewire's kill switch went on: cancel every open order */
@@ -487,19 +499,13 @@ dsess_leaving(const struct dsess *s)
 void
 dsess_leave(struct dsess *s)
 {
-	uint64_t end;
-
 	if (s->left)
 		return;
 	/* what is queued for hedgewire first (it reads until 'b'), then
-	 * 'b', the last datagram on the link; each wait bounded */
-	end = rte_rdtsc() + s->hz;
-	while (s->back_n != 0 && rte_rdtsc() < end)
-		back_flush(s);
+	 * 'b', the last datagram on the link */
+	back_drain(s);
 	relay(s, 'b', NULL, 0);
-	end = rte_rdtsc() + s->hz;
-	while (s->back_n != 0 && rte_rdtsc() < end)
-		back_flush(s);
+	back_drain(s);
 	s->relay_lost += s->back_n;     /* never sent (counted: exit 1) */
 	for (; s->back_n != 0; s->back_n--) {
 		rte_pktmbuf_free(s->back[s->back_head]);
@@ -524,9 +530,7 @@ dsess_stop(struct dsess *s)
 		dsess_poll(s);
 	hgw_soup_stop(&s->soup, now_ns(s));
 	/* what the venue said last reaches hedgewire (while it reads) */
-	end = rte_rdtsc() + s->hz;
-	while (s->back_n != 0 && rte_rdtsc() < end)
-		back_flush(s);
+	back_drain(s);
 }
 
 int

@@ -1275,11 +1275,7 @@ link_wait(const uint16_t *ports, uint32_t n, uint32_t ms)
 		uint32_t down = n;
 
 		for (uint32_t i = 0; i < n; i++) {
-			struct rte_eth_link l;
-
-			memset(&l, 0, sizeof(l));
-			if (rte_eth_link_get_nowait(ports[i], &l) == 0 &&
-			    l.link_status == RTE_ETH_LINK_UP) {
+			if (hgw_port_link_up(ports[i])) {
 				down--;
 				continue;
 			}
@@ -1320,7 +1316,7 @@ hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 	uint32_t memif = 0;
 
 	for (uint32_t i = 0; i < n; i++)
-		memif += strcmp(hgw_port_driver(ports[i]), "net_memif") == 0;
+		memif += hgw_port_is_memif(ports[i]);
 	if (memif == 0 || ms == 0 || stopped())
 		return;
 	printf(PROG ": holding the memif wire until the peer disconnects (stop "
@@ -1330,12 +1326,8 @@ hold_wire(struct meter *m, const uint16_t *ports, uint32_t n, uint32_t ms)
 		uint32_t up = 0;
 
 		for (uint32_t i = 0; i < n; i++) {
-			struct rte_eth_link l;
-
-			memset(&l, 0, sizeof(l));
-			if (strcmp(hgw_port_driver(ports[i]), "net_memif") == 0 &&
-			    rte_eth_link_get_nowait(ports[i], &l) == 0 &&
-			    l.link_status == RTE_ETH_LINK_UP)
+			if (hgw_port_is_memif(ports[i]) &&
+			    hgw_port_link_up(ports[i]))
 				up++;
 		}
 		if (up == 0) {
@@ -1691,7 +1683,7 @@ main(int argc, char **argv)
 		printf("note: %s share %ld CPUs (the meter's lcore %u on CPU %d, "
 		       "hedgewire's %u worker%s and main lcore): the latencies "
 		       "include their contention\n",
-		       strcmp(hgw_port_driver(o.port), "net_memif") == 0 ?
+		       hgw_port_is_memif(o.port) ?
 		       "meter and hedgewire" :
 		       "if hedgewire runs on this host, meter and hedgewire",
 		       ncpu, rte_lcore_id(), sched_getcpu(), o.copies,
