@@ -312,7 +312,8 @@ hgw_relay_leave(void)
 		if (!r.bye_sent)
 			rte_delay_us_sleep(1000);
 	}
-	end = rte_get_timer_cycles() + hz;
+	/* hgw-dedup may first take up to 1 s to send what it has queued */
+	end = rte_get_timer_cycles() + 3 * hz;
 	while (r.bye_sent && !r.dedup_left && rte_get_timer_cycles() < end) {
 		hgw_relay_poll(1);
 		rte_delay_us_sleep(1000);
@@ -324,7 +325,7 @@ hgw_relay_leave(void)
 	else
 		fprintf(stderr, "hedgewire: venue relay: hgw-dedup did not "
 			"confirm it left the link (%s); closing the port under "
-			"it\n", r.bye_sent ? "no 'b' within 1 s" :
+			"it\n", r.bye_sent ? "no 'b' within 3 s" :
 			"'B' not sent");
 }
 

@@ -33,8 +33,9 @@ void hgw_relay_poll(int close);
  * 'B' to hgw-dedup, which answers with 'b', its last datagram, and polls
  * the link no more; then 100 ms for that tx_burst to return. DPDK
  * 22.11's memif unmaps the shared memory on disconnect, under a peer
- * that may be polling it, which faults the peer. Waits at most 1 s for
- * each; says so on stderr when hgw-dedup did not answer. */
+ * that may be polling it, which faults the peer. Waits at most 1 s to
+ * send 'B' and 3 s for 'b'; says so on stderr when hgw-dedup did not
+ * answer. */
 void hgw_relay_leave(void);
 
 /* After the join: counters. Returns what went wrong that the replicas

@@ -329,6 +329,29 @@ wait_leave(struct stage *st)
 	}
 }
 
+/* After 'b': hedgewire closes its end once it has read the 'b' (and
+ * waited 100 ms); closing ours first would unmap the memory under its
+ * polls. Wait, polling nothing, for its side to go (the link down, at
+ * most LEAVE_WAIT_S), then for the PMD's control thread to finish the
+ * teardown it starts then (closing meanwhile would run it twice). */
+#define LEAVE_SETTLE_MS 100
+static void
+wait_gone(uint16_t port)
+{
+	const uint64_t end = rte_rdtsc() + LEAVE_WAIT_S * rte_get_tsc_hz();
+
+	while (hgw_port_link_up(port)) {
+		if (rte_rdtsc() > end) {
+			printf(PROG ": hedgewire still on the link %d s after "
+			       "'b': closing it under hedgewire\n",
+			       LEAVE_WAIT_S);
+			return;
+		}
+		rte_delay_us_sleep(1000);
+	}
+	rte_delay_us_sleep(LEAVE_SETTLE_MS * 1000);
+}
+
 static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp)
 {
@@ -441,7 +464,9 @@ main(int argc, char **argv)
 		wait_leave(&st);
 	while (stage_once(&st) != 0)	/* drain what is queued */
 		;
-	if (leave && dsess_leaving(st.sess)) {
+	const int left = leave && dsess_leaving(st.sess);
+
+	if (left) {
 		dsess_leave(st.sess);   /* the port is not polled again */
 		printf(PROG ": hedgewire left the link\n");
 	}
@@ -453,6 +478,8 @@ main(int argc, char **argv)
 	else
 		rc = 0;
 	fflush(stdout);
+	if (left)
+		wait_gone(o.in);
 	/* stopping the ports flushes what net_pcap wrote */
 	rte_eth_dev_stop(o.in);
 	rte_eth_dev_close(o.in);
