@@ -24,6 +24,8 @@ wait_socket() {
 }
 
 # wait_ready: until hedgewire answers /hgw/stats (its ports are up then).
+# Each try starts python3, which can take over a second on a loaded
+# machine: the paced replays below last 7.5 s so that a try lands in them.
 wait_ready() {
 	wait_socket
 	for _ in $(seq 150); do
@@ -249,7 +251,7 @@ pdump)
 	# shellcheck disable=SC2086
 	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--vdev "net_pcap0,$args" -- -c "$T/conf.ini" --set run.idle_timeout_ms=0 \
-		--set replay.pace=rate --set replay.pps=4000 >"$T/out" 2>"$T/err" &
+		--set replay.pace=rate --set replay.pps=2000 >"$T/out" 2>"$T/err" &
 	hw=$!
 	PIDS+=("$hw")
 	wait_ready
@@ -312,7 +314,7 @@ PY
 	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--vdev "net_pcap0,$a0" --vdev "net_pcap1,$a1" -- -c "$T/conf.ini" \
 		--set run.idle_timeout_ms=0 --set order.port=1 \
-		--set replay.pace=rate --set replay.pps=4000 >"$T/out2" 2>"$T/err2" &
+		--set replay.pace=rate --set replay.pps=2000 >"$T/out2" 2>"$T/err2" &
 	hw=$!
 	PIDS+=("$hw")
 	wait_ready
