@@ -44,6 +44,7 @@
 #include <unistd.h>
 
 #include <rte_common.h>
+#include <rte_cycles.h>
 #include <rte_errno.h>
 #include <rte_lcore.h>
 #include <rte_log.h>
@@ -83,6 +84,16 @@ static struct {
 	struct hgw_table_set *tables;   /* NULL: feed only / after fini */
 	struct hgw_txlcore *txl;        /* tx-lcore mode: kill recalls */
 	uint64_t unsent_posted;
+	/* tx-lcore mode: the kill switch's recall (struct hgw_txlcore):
+	 * recalls started (the value of txl->recall), the one the TX lcore
+	 * was told to end, the one ended with every order it took off
+	 * posted as UNSENT; and the position of the latest kill */
+	uint32_t recall_want, recall_told, recall_done;
+	uint64_t recall_key, recall_seq;
+	/* kill switch requests to go on (posted or not): a kill,0 waiting
+	 * for a recall gives up if one came in meanwhile */
+	uint32_t kill_gen;
+	uint64_t recall_waits, recall_wait_max_us;  /* kill switch off */
 	/* times the kill switch went on: written under lock (release),
 	 * read by the control lcore's downstream relay (acquire) */
 	_Atomic uint32_t kills_on;
@@ -353,12 +364,122 @@ parse_dec(const char *s, uint64_t max, uint64_t *v)
 	return 0;
 }
 
+static void unsent_post(void);
+
+/* Has worker j handed every order decided before position (key, seq)
+ * to the TX lcore? */
+static int
+handed_before(uint32_t j, uint64_t key, uint64_t seq)
+{
+	/* acquire: pairs with the worker's release after its enqueues
+	 * (the TX lcore's drain after our release of recall_end sees
+	 * them); its sessions table up to the index is visible too */
+	uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.handed,
+					  memory_order_acquire);
+	uint32_t s = (uint32_t)(h >> 56);
+
+	if (key == 0)
+		return 1;	/* before the first message: nothing decided */
+	if (h == 0 || s == 0 || s > HGW_FEED_MAX_SESSIONS)
+		return 0;
+	s--;
+	if (ctl.w[j]->feed.sessions[s].key == key)
+		return (h & HGW_HORIZON_SEQ_MASK) + 1 >= seq;
+	for (uint32_t k = 0; k < s; k++)
+		if (ctl.w[j]->feed.sessions[k].key == key)
+			return 1;	/* j is in a later session */
+	return 0;
+}
+
+/* The kill switch's recall, one step (under ctl.lock): once some worker
+ * has handed over every order decided before the latest kill's position,
+ * the TX lcore is told to end the recall; once it has, every order it
+ * took off is posted as UNSENT. 1 when no recall is left to finish. */
+static int
+recall_step(void)
+{
+	if (ctl.txl == NULL || ctl.closed || ctl.recall_done == ctl.recall_want)
+		return 1;
+	if (ctl.recall_told != ctl.recall_want) {
+		/* a replica out of the race may have decided otherwise:
+		 * only the racing ones vouch for the others' orders */
+		for (uint32_t j = 0; j < ctl.n; j++)
+			if (!(ctl.left_mask & (1u << j)) &&
+			    handed_before(j, ctl.recall_key, ctl.recall_seq)) {
+				ctl.recall_told = ctl.recall_want;
+				/* release: our acquire of handed above
+				 * happens-before the TX lcore's drain */
+				atomic_store_explicit(&ctl.txl->recall_end,
+						      ctl.recall_want,
+						      memory_order_release);
+				break;
+			}
+		if (ctl.recall_told != ctl.recall_want)
+			return 0;
+	}
+	/* acquire: pairs with the TX lcore's release after it put the
+	 * last recalled order on the recalled ring */
+	if (atomic_load_explicit(&ctl.txl->recall_ended,
+				 memory_order_acquire) != ctl.recall_want)
+		return 0;
+	unsent_post();
+	if (rte_ring_count(ctl.txl->recalled) != 0)
+		return 0;	/* no room in the event queues yet */
+	ctl.recall_done = ctl.recall_want;
+	return 1;
+}
+
+/* The kill switch goes off only after its recall has ended and every
+ * order it took off is posted: a replica that decided with the switch
+ * off while an UNSENT was still to come would count on an order that
+ * never left. Waits (lock released) at most a second: normally the time
+ * for the fastest worker to finish its batch. */
+static int
+recall_wait(char *err, size_t errlen)
+{
+	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz(), us;
+	uint32_t gen = ctl.kill_gen;
+
+	if (recall_step())
+		return 0;
+	do {
+		if (rte_get_timer_cycles() - t0 > hz) {
+			snprintf(err, errlen, "kept on: its recall has not "
+				 "ended in 1 s (%s)",
+				 ctl.recall_told != ctl.recall_want ?
+				 "no racing replica reached its position" :
+				 "the orders it took are not all posted");
+			return -1;
+		}
+		pthread_mutex_unlock(&ctl.lock);
+		rte_delay_us_sleep(100);
+		pthread_mutex_lock(&ctl.lock);
+		if (ctl.kill_gen != gen) {
+			/* a later stop (an operator, the journal, the venue
+			 * session) is not undone by an earlier request */
+			snprintf(err, errlen, "kept on: the kill switch was "
+				 "set again while this waited for its recall");
+			return -1;
+		}
+	} while (!recall_step());
+	us = (rte_get_timer_cycles() - t0) * 1000000 / hz;
+	ctl.recall_waits++;
+	if (us > ctl.recall_wait_max_us)
+		ctl.recall_wait_max_us = us;
+	return 0;
+}
+
 /* Set or clear the kill switch in every replica (under ctl.lock). */
 static int
 kill_post(struct hgw_event *e, char *err, size_t errlen)
 {
-	int rc = post(e, 0, err, errlen);
+	int rc = e->arg == 0 ? recall_wait(err, errlen) : 0;
 
+	if (e->arg == 1)
+		ctl.kill_gen++;
+
+	if (rc == 0)
+		rc = post(e, 0, err, errlen);
 	if (rc == 0)
 		ctl.kill = e->arg;
 	if (rc == 0 && e->arg == 1)
@@ -366,11 +487,15 @@ kill_post(struct hgw_event *e, char *err, size_t errlen)
 		 * relay (hgw_ctl_kills, acquire) tells hgw-dedup */
 		atomic_fetch_add_explicit(&ctl.kills_on, 1,
 					  memory_order_release);
-	if (rc == 0 && e->arg == 1 && ctl.txl != NULL)
+	if (rc == 0 && e->arg == 1 && ctl.txl != NULL) {
+		ctl.recall_key = e->key;
+		ctl.recall_seq = e->seq;
+		ctl.recall_want++;
 		/* release: the kill event is queued before the TX lcore,
 		 * which fences with acquire when it sees this, recalls */
 		atomic_fetch_add_explicit(&ctl.txl->recall, 1,
 					  memory_order_release);
+	}
 	if (rc == 0)
 		RTE_LOG(WARNING, HGW_CTL, "kill switch %s (event %" PRIu64
 			", seq %" PRIu64 ")\n", e->arg ? "ON" : "off", e->id,
@@ -876,7 +1001,8 @@ unsent_post(void)
 {
 	struct hgw_recalled rc;
 
-	while (event_room() != 0 &&
+	/* closed: what is left stays on the ring, and the summary says so */
+	while (!ctl.closed && event_room() != 0 &&
 	       rte_ring_sc_dequeue_elem(ctl.txl->recalled, &rc,
 					sizeof(rc)) == 0)
 		unsent_one(rc.key, rc.seq);
@@ -970,8 +1096,10 @@ hgw_ctl_poll(void)
 	 * the lock: compare next time rather than hold up the journal */
 	if (pthread_mutex_trylock(&ctl.lock) != 0)
 		return;
-	if (ctl.txl != NULL)
+	if (ctl.txl != NULL) {
 		unsent_post();
+		recall_step();
+	}
 	if (ctl.n < 2 || ctl.w[0]->ckpt_mask == UINT64_MAX) {
 		for (uint32_t i = 0; i < ctl.n; i++)
 			/* relaxed: a flag, set once */
@@ -1050,6 +1178,7 @@ hgw_ctl_session_lost(void)
 	char err[128];
 
 	pthread_mutex_lock(&ctl.lock);
+	ctl.kill_gen++;	/* a kill,0 waiting for a recall gives up */
 	if (ctl.kill) {
 		/* on already: another kill event would only fill the
 		 * replicas' queues (a burst of bad input posts none) */
@@ -1275,6 +1404,11 @@ hgw_ctl_report(FILE *out)
 		if (left != 0 || ctl.txl->recalled_lost != 0)
 			bad = 1;
 	}
+	if (ctl.recall_waits != 0)
+		fprintf(out, "kill switch: turned off %" PRIu64 " times after "
+			"waiting for its recall to end (at most %" PRIu64
+			" us)\n",
+			ctl.recall_waits, ctl.recall_wait_max_us);
 	if (ctl.venue_posted != 0 || ctl.venue_failed != 0) {
 		fprintf(out, "venue: %" PRIu64 " answers taken by the replicas "
 			"as events", ctl.venue_posted);

@@ -715,6 +715,14 @@ flush_batch(struct hgw_worker *w)
 	}
 	w->rx.book_changes += c.changes;
 	flush_tx(w);
+	if (w->handoff != NULL && !(w->passive | w->left) &&
+	    w->halt == HGW_HALT_NONE)
+		/* release: every order of the batch is on the ring before
+		 * the control plane can see this (control.c, recalls) */
+		atomic_store_explicit(&w->shared.handed,
+				      (uint64_t)(w->batch_session[last] + 1) << 56 |
+				      (w->batch_seq[last] & HGW_HORIZON_SEQ_MASK),
+				      memory_order_release);
 	w->nbatch = 0;
 }
 

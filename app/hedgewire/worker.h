@@ -183,11 +183,24 @@ _Static_assert(sizeof(struct hgw_handoff) == 32, "handoff element size");
  * SP/SC ring (FIFO), and the TX lcore sends the first copy of each
  * trigger (hgw_dedup_filter_first) on the one order queue. */
 struct hgw_txlcore {
-	/* Bumped by the control plane when the kill switch goes on
-	 * (release); loaded relaxed once per loop by the TX lcore, which
-	 * then recalls what the rings still hold (acquire fence first). */
+	/* The kill switch's recall (docs/design.md "Control events"):
+	 * recall is bumped by the control plane when the kill switch goes
+	 * on (release); loaded relaxed once per loop by the TX lcore,
+	 * which then (acquire fence first) recalls, instead of sending,
+	 * every first copy it takes off the rings, until recall_end
+	 * equals recall_seen. The control plane stores recall_end
+	 * (release) once some worker has handed over every order decided
+	 * before the kill's position (shared.handed); the TX lcore loads
+	 * it with acquire, drains the rings once more, and stores
+	 * recall_ended (release) once every order it recalled is on the
+	 * recalled ring. So the orders that left are always the earliest
+	 * of those decided before the kill: every one of them was decided
+	 * on the position of orders that left too. */
 	_Atomic uint32_t recall;
+	_Atomic uint32_t recall_end;
+	_Atomic uint32_t recall_ended;
 	uint32_t recall_seen;
+	int recall_on;
 	/* recalled triggers (struct hgw_recalled), TX lcore -> control */
 	struct rte_ring *recalled;
 	uint64_t recalled_n, recalled_lost;
@@ -298,6 +311,14 @@ struct hgw_worker {
 		 * loads it with acquire (after a membarrier) to choose an
 		 * event position that no worker has passed (control.c). */
 		_Atomic uint64_t horizon;
+		/* tx-lcore mode: the last message whose orders are all on
+		 * this worker's handoff ring, encoded as horizon; 0 before
+		 * any. Release, stored after the batch's last enqueue, and
+		 * only while the worker hands orders over (not left, halted
+		 * or passive). The control plane loads it with acquire to
+		 * know when a kill switch's recall has seen every order
+		 * decided before the kill's position (control.c). */
+		_Atomic uint64_t handed;
 	} shared __rte_cache_aligned;
 	/* Written by the control plane, read by the worker (control.c):
 	 * events announced to it, and of those, stamped with their

@@ -48,11 +48,12 @@ txlcore_once(struct hgw_txlcore *t)
 	return total;
 }
 
-/* The kill switch went on: what the rings still hold was decided before
- * its position, but has not left. Take it off: the first copy of each
- * trigger moves the filter's mark (so no later copy of it goes) and is
- * handed to the control plane, which tells every replica to take it out
- * of its position; later copies are dropped as usual. */
+/* The kill switch is on and its recall has not ended: what the rings
+ * hold was decided before its position, but has not left. Take it off:
+ * the first copy of each trigger moves the filter's mark (so no later
+ * copy of it goes) and is handed to the control plane, which tells every
+ * replica to take it out of its position; later copies are dropped as
+ * usual. */
 static __rte_noinline void
 txlcore_recall(struct hgw_txlcore *t)
 {
@@ -83,6 +84,50 @@ txlcore_recall(struct hgw_txlcore *t)
 	}
 }
 
+/* A recall runs from the kill switch going on until every order decided
+ * before its position has been taken off the rings (struct hgw_txlcore):
+ * an order of those that arrives late is recalled too, never sent after
+ * an earlier one was recalled, because the replicas decided it counting
+ * on the earlier one to leave. */
+static __rte_noinline void
+txlcore_recall_step(struct hgw_txlcore *t)
+{
+	/* acquire: pairs with the control plane's release, which follows
+	 * its acquire of a worker's handed: that worker's orders up to
+	 * the kill's position are on its ring for the drain below */
+	uint32_t end = atomic_load_explicit(&t->recall_end,
+					    memory_order_acquire);
+
+	txlcore_recall(t);
+	if (end == t->recall_seen) {
+		t->recall_on = 0;
+		/* release: the recalled ring's entries happen-before the
+		 * control plane's acquire of this */
+		atomic_store_explicit(&t->recall_ended, end,
+				      memory_order_release);
+	}
+}
+
+/* Has the kill switch gone on since the last look? Then a recall
+ * starts (or goes on to the new kill's position) and, with a venue
+ * session, every open order is cancelled. */
+static inline void
+txlcore_kill_check(struct hgw_txlcore *t)
+{
+	/* relaxed: checked once a loop; the fence orders what follows
+	 * after the control plane's release */
+	uint32_t rc = atomic_load_explicit(&t->recall, memory_order_relaxed);
+
+	if (likely(rc == t->recall_seen) || t->recalled == NULL)
+		return;
+	atomic_thread_fence(memory_order_acquire);
+	t->recall_seen = rc;
+	t->recall_on = 1;
+	txlcore_recall(t);
+	if (t->venue != NULL)
+		hgw_venue_kill(t->venue, t);
+}
+
 int
 hgw_txlcore_main(void *arg)
 {
@@ -91,23 +136,27 @@ hgw_txlcore_main(void *arg)
 	/* acquire: pairs with each worker's release once it is done */
 	while (atomic_load_explicit(&t->workers_done, memory_order_acquire) <
 	       t->nrings) {
-		/* relaxed: checked once a loop; the fence orders what
-		 * follows after the control plane's release */
-		uint32_t rc = atomic_load_explicit(&t->recall,
-						   memory_order_relaxed);
-
-		if (unlikely(rc != t->recall_seen) && t->recalled != NULL) {
-			atomic_thread_fence(memory_order_acquire);
-			t->recall_seen = rc;
-			txlcore_recall(t);
-			if (t->venue != NULL)
-				hgw_venue_kill(t->venue, t);
-		}
-		txlcore_once(t);
+		txlcore_kill_check(t);
+		if (unlikely(t->recall_on))
+			txlcore_recall_step(t);
+		else
+			txlcore_once(t);
 		if (t->venue != NULL)
 			hgw_venue_poll(t->venue, t);
 		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
 			      t->out.tx.orders, t->races_lost, NULL);
+	}
+	/* every worker is done: what a recall still covers is recalled
+	 * (nothing decided after a kill's position can be on the rings:
+	 * the kill switch goes off only once its recall has ended), the
+	 * rest leaves */
+	txlcore_kill_check(t);
+	if (t->recall_on) {
+		txlcore_recall(t);
+		t->recall_on = 0;
+		/* release: as in txlcore_recall_step */
+		atomic_store_explicit(&t->recall_ended, t->recall_seen,
+				      memory_order_release);
 	}
 	while (txlcore_once(t) != 0)
 		;
