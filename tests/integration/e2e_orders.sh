@@ -425,9 +425,11 @@ events|events-stall)
 		n=${run%%:*} mode=${run#*:}
 		DRIVE="${cmds[*]} --seed $seed --gap-ms 1,15 --duration 4"
 		seed=$((seed + 1))
-		# the driver is connected before the feed starts (800 ms)
+		# the driver is connected before the feed starts (800 ms);
+		# the feed lasts 1.9 s, so that a full cycle of commands lands
+		# in it even when a loaded host answers telemetry slowly
 		hedged_run "$n" "$mode" --set replay.pace=rate \
-			--set replay.pps=20000 --set replay.start_delay_ms=800 \
+			--set replay.pps=8000 --set replay.start_delay_ms=800 \
 			"${stall[@]}"
 		DRIVE=
 		for key in reject_kill_switch reject_instrument_disabled \
