@@ -63,6 +63,19 @@ events_reference() {
 	done <"$T/ref.txt"
 }
 
+# positions_kept LABEL MAX: after a hedged_run with events, no position of
+# the orders that left (${sent[@]}) ever passed MAX; the orders that left
+# before a kill are the earliest of those decided before it, and its
+# recalls were all taken back before it went off ($T/recalls.txt)
+positions_kept() {
+	python3 "$SRCDIR/tests/ref/positions.py" --max-position "$2" \
+		"${sent[@]}" >"$T/pos.txt" ||
+		fail "$1: a position passed its limit: $(grep -v '^symbol' "$T/pos.txt")"
+	python3 "$SRCDIR/tests/ref/kill_recalls.py" "$T/events.log" \
+		"${sent[@]}" >"$T/recalls.txt" ||
+		fail "$1: $(head -5 "$T/recalls.txt")"
+}
+
 # hedged_run N MODE [hedgewire args]: N workers in dedup MODE on the feed;
 # checks the orders that left against $T/expected.pcap ($want orders).
 # With DRIVE set (tel_driver.py arguments), telemetry commands are sent
@@ -437,15 +450,7 @@ events|events-stall)
 			[ "$(awk -v k=$key '$1 == k { print $2 }' "$T/ref.txt")" -gt 0 ] ||
 				fail "$n workers, $mode: no $key in this run: the test means little"
 		done
-		python3 "$SRCDIR/tests/ref/positions.py" --max-position 300 \
-			"${sent[@]}" >"$T/pos.txt" ||
-			fail "$n workers, $mode: a position passed its limit: $(cat "$T/pos.txt")"
-		# the orders that left before a kill are the earliest of those
-		# decided before it, and its recalls are all taken back
-		# before it goes off
-		python3 "$SRCDIR/tests/ref/kill_recalls.py" "$T/events.log" \
-			"${sent[@]}" >"$T/recalls.txt" ||
-			fail "$n workers, $mode: $(cat "$T/recalls.txt")"
+		positions_kept "$n workers, $mode" 300
 		[ "$mode" != tx-lcore ] || echo "  $(cat "$T/recalls.txt")"
 	done
 	;;
@@ -477,12 +482,7 @@ events-recall)
 		hedged_run "$run" tx-lcore --set rx.ring_size=64 \
 			--set replay.start_delay_ms=800 "${stall[@]}"
 		DRIVE=
-		python3 "$SRCDIR/tests/ref/positions.py" --max-position 3000 \
-			"${sent[@]}" >"$T/pos.txt" ||
-			fail "run $run: a position passed its limit: $(grep exceeded "$T/pos.txt")"
-		python3 "$SRCDIR/tests/ref/kill_recalls.py" "$T/events.log" \
-			"${sent[@]}" >"$T/recalls.txt" ||
-			fail "run $run: $(head -5 "$T/recalls.txt")"
+		positions_kept "run $run" 3000
 		echo "  run $run: $(cat "$T/recalls.txt")"
 		recalled=$((recalled + $(sed -n 's/.*recalled \([0-9]*\),.*/\1/p' "$T/recalls.txt")))
 	done
