@@ -93,6 +93,8 @@ static struct {
 	/* kill switch requests to go on (posted or not): a kill,0 waiting
 	 * for a recall gives up if one came in meanwhile */
 	uint32_t kill_gen;
+	uint64_t refused_seen;          /* orders the port refused for good */
+	uint64_t refused_kills;         /* kill switch set for them */
 	uint64_t recall_waits, recall_wait_max_us;  /* kill switch off */
 	/* times the kill switch went on: written under lock (release),
 	 * read by the control lcore's downstream relay (acquire) */
@@ -1084,6 +1086,41 @@ leave(uint32_t i, enum hgw_leave_reason why, const struct hgw_ckpt *at)
 		"it takes no events", at->seq);
 }
 
+/* Orders a port refused for good (after the sender's retries) never
+ * left, but every replica counted them in its position: set the kill
+ * switch (under ctl.lock), as for a lost venue session, until an
+ * operator clears it. */
+static void
+refused_check(void)
+{
+	uint64_t n = 0;
+	char err[128];
+
+	for (uint32_t j = 0; j < ctl.n; j++)
+		/* relaxed: a count (worker.h) */
+		n += atomic_load_explicit(&ctl.w[j]->shared.refused,
+					  memory_order_relaxed);
+	if (ctl.txl != NULL)
+		n += atomic_load_explicit(&ctl.txl->refused,
+					  memory_order_relaxed);
+	if (n == ctl.refused_seen)
+		return;
+	ctl.refused_seen = n;
+	ctl.kill_gen++;	/* a kill,0 waiting for a recall gives up */
+	if (ctl.kill)
+		return;
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
+
+	if (kill_post(&e, err, sizeof(err)) != 0) {
+		RTE_LOG(ERR, HGW_CTL, "orders refused by the port, and the "
+			"kill switch could not be set: %s\n", err);
+		return;
+	}
+	ctl.refused_kills++;
+	RTE_LOG(ERR, HGW_CTL, "orders refused by the port (%" PRIu64 " so "
+		"far): trading stops until /hgw/risk/kill,0\n", n);
+}
+
 void
 hgw_ctl_poll(void)
 {
@@ -1100,6 +1137,8 @@ hgw_ctl_poll(void)
 		unsent_post();
 		recall_step();
 	}
+	if (!ctl.closed && ctl.tables != NULL)
+		refused_check();
 	if (ctl.n < 2 || ctl.w[0]->ckpt_mask == UINT64_MAX) {
 		for (uint32_t i = 0; i < ctl.n; i++)
 			/* relaxed: a flag, set once */
@@ -1404,6 +1443,9 @@ hgw_ctl_report(FILE *out)
 		if (left != 0 || ctl.txl->recalled_lost != 0)
 			bad = 1;
 	}
+	if (ctl.refused_kills != 0)
+		fprintf(out, "kill switch: set %" PRIu64 " times because the "
+			"port refused orders\n", ctl.refused_kills);
 	if (ctl.recall_waits != 0)
 		fprintf(out, "kill switch: turned off %" PRIu64 " times after "
 			"waiting for its recall to end (at most %" PRIu64

@@ -187,6 +187,7 @@ app_trading_init(struct hgw_app *a)
 		hgw_hist_init_precision(out->rx_to_tx, c->latency_bits);
 		out->port = c->tx_port;
 		out->queue = 0;
+		out->refused = &txl->refused;
 		out->journal = t->journal ? hgw_journal_tx(t->journal) : NULL;
 		for (uint32_t i = 0; i < c->workers; i++) {
 			char name[RTE_RING_NAMESIZE];
@@ -485,6 +486,14 @@ app_workers_init(struct hgw_app *a)
 			} else {
 				w[i]->out.port = c->tx_port;
 				w[i]->out.queue = (uint16_t)i;
+				/* a refused order is lost where it is the
+				 * only copy: claim mode, or one worker (in
+				 * none and downstream modes other copies
+				 * may have left) */
+				if (c->dedup == HGW_DEDUP_MODE_CLAIM ||
+				    c->workers == 1)
+					w[i]->out.refused =
+						&w[i]->shared.refused;
 				w[i]->out.journal = t->journal ?
 					hgw_journal_tx(t->journal) : NULL;
 			}

@@ -129,7 +129,12 @@ struct hgw_recovery {
 struct hgw_sender {
 	uint16_t port, queue;
 	uint32_t n;
+	uint32_t stuck;                 /* a burst failed: one try each */
 	struct hgw_journal_tx *journal; /* NULL: no journal */
+	/* orders the port still refused after HGW_TX_RETRY_US (the
+	 * owner's shared word, read by the control plane, which sets the
+	 * kill switch: every replica counted them in its position) */
+	_Atomic uint64_t *refused;
 	struct hgw_worker_tx_stats tx;
 	/* arrival (rx_burst return, or the paced release deadline) ->
 	 * handed to tx_burst, TSC cycles; later than miss_tsc: a miss
@@ -201,6 +206,9 @@ struct hgw_txlcore {
 	_Atomic uint32_t recall_ended;
 	uint32_t recall_seen;
 	int recall_on;
+	/* orders the port refused for good (out.refused points here);
+	 * relaxed, as the workers' shared.refused */
+	_Atomic uint64_t refused;
 	/* recalled triggers (struct hgw_recalled), TX lcore -> control */
 	struct rte_ring *recalled;
 	uint64_t recalled_n, recalled_lost;
@@ -319,6 +327,10 @@ struct hgw_worker {
 		 * know when a kill switch's recall has seen every order
 		 * decided before the kill's position (control.c). */
 		_Atomic uint64_t handed;
+		/* Orders its port refused for good (out.refused points
+		 * here); relaxed: a count the control plane polls to set
+		 * the kill switch, it publishes no other data. */
+		_Atomic uint64_t refused;
 	} shared __rte_cache_aligned;
 	/* Written by the control plane, read by the worker (control.c):
 	 * events announced to it, and of those, stamped with their

@@ -60,6 +60,68 @@ int wk_loop_lines(struct hgw_worker *w);
 int wk_loop_fanout(struct hgw_worker *w);
 int wk_loop_paced(struct hgw_worker *w);
 
+/* After tx_burst: the journal records and the latency histogram of the
+ * orders [from, to), handed over at TSC now. */
+static inline void
+sender_account(struct hgw_sender *s, uint16_t from, uint16_t to,
+	       uint64_t now)
+{
+	if (s->journal != NULL)
+		s->tx.journal_full += hgw_journal_put(s->journal, s->m + from,
+						      to - from, now);
+	for (uint16_t i = from; i < to; i++) {
+		uint64_t lat = now - s->rx_tsc[i];
+
+		hgw_hist_record(s->rx_to_tx, lat);
+		s->misses += lat > s->miss_tsc;
+	}
+}
+
+/* How long a burst the port refused (its TX queue full) is tried again: a
+ * queue drains in microseconds while its link is up. After a burst that
+ * still failed, the port counts as stuck and later bursts get one try
+ * each, until one goes whole: a link that is down must not hold the
+ * worker (its feed would overflow). */
+#define HGW_TX_RETRY_US 200
+
+/* sender_flush's slow path: the port refused orders [sent, n) of a burst
+ * tried at TSC now. What it still refuses is dropped and counted, never
+ * journalled; and since every replica counted those orders in its
+ * position, the count goes to the control plane, which sets the kill
+ * switch (control.c). The orders taken on a retry are stamped with the
+ * time it ended. */
+static __rte_noinline void
+sender_refused(struct hgw_sender *s, uint16_t sent, uint16_t n, uint64_t now)
+{
+	uint64_t limit = rte_get_tsc_hz() / 1000000 * HGW_TX_RETRY_US;
+	uint16_t first = sent;
+
+	sender_account(s, 0, first, now);
+	while (sent < n && !s->stuck && rte_rdtsc() - now < limit) {
+		rte_pause();
+		sent += rte_eth_tx_burst(s->port, s->queue, s->m + sent,
+					 n - sent);
+	}
+	s->stuck = sent < n;
+	if (sent > first)
+		sender_account(s, first, sent, rte_rdtsc());
+	if (s->journal != NULL) {
+		/* the journal's reference; the refused ones: both */
+		for (uint16_t i = sent; i < n; i++)
+			rte_mbuf_refcnt_set(s->m[i], 1);
+		rte_pktmbuf_free_bulk(s->m, n);
+	} else if (sent < n) {
+		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
+	}
+	s->tx.orders += sent;
+	s->tx.tx_full += n - sent;
+	if (sent < n && s->refused != NULL)
+		/* relaxed: a count, polled by the control plane */
+		atomic_fetch_add_explicit(s->refused, n - sent,
+					  memory_order_relaxed);
+	s->n = 0;
+}
+
 /* Hand the queued orders to tx_burst. The TX timestamp is taken just
  * before it, and nothing else stands between the orders and the wire
  * but one reference more on each mbuf when journalling (a store to a
@@ -67,8 +129,8 @@ int wk_loop_paced(struct hgw_worker *w);
  * and the journal copies the frame after tx_burst: with that reference
  * the mbuf is not back in the pool before it is copied; so no queue of
  * an order port may use MBUF_FAST_FREE). After tx_burst: the journal
- * records and the latency histogram. Orders the driver refused are
- * dropped and counted (they were not sent), never journalled. */
+ * records and the latency histogram. Orders the driver refused go to
+ * sender_refused. */
 static inline void
 sender_flush(struct hgw_sender *s)
 {
@@ -82,24 +144,14 @@ sender_flush(struct hgw_sender *s)
 			rte_mbuf_refcnt_update(s->m[i], 1);
 	now = rte_rdtsc();
 	sent = rte_eth_tx_burst(s->port, s->queue, s->m, n);
-	if (s->journal != NULL) {
-		s->tx.journal_full += hgw_journal_put(s->journal, s->m, sent,
-						      now);
-		/* the journal's reference; the refused ones: both */
-		for (uint16_t i = sent; i < n; i++)
-			rte_mbuf_refcnt_set(s->m[i], 1);
-		rte_pktmbuf_free_bulk(s->m, n);
-	} else if (unlikely(sent < n)) {
-		rte_pktmbuf_free_bulk(s->m + sent, n - sent);
+	if (unlikely(sent < n || s->stuck)) {
+		sender_refused(s, sent, n, now);
+		return;
 	}
-	s->tx.orders += sent;
-	s->tx.tx_full += n - sent;
-	for (uint16_t i = 0; i < n; i++) {
-		uint64_t lat = now - s->rx_tsc[i];
-
-		hgw_hist_record(s->rx_to_tx, lat);
-		s->misses += lat > s->miss_tsc;
-	}
+	sender_account(s, 0, n, now);
+	if (s->journal != NULL)
+		rte_pktmbuf_free_bulk(s->m, n);	/* the journal's reference */
+	s->tx.orders += n;
 	s->n = 0;
 }
 

@@ -488,6 +488,40 @@ events-recall)
 	done
 	[ "$recalled" -gt 0 ] || fail "no order was recalled in 3 runs: the test means little"
 	;;
+tx-refused)
+	# An order port that refuses orders: a net_ring nobody reads, full
+	# after 1023. A refused burst is tried again for 200 us, then dropped
+	# and counted (later ones get one try each); every replica counted
+	# those orders in its position, so the control plane sets the kill
+	# switch: trading stops soon after instead of deciding on, the
+	# journal has the orders that left, and the exit status says orders
+	# were refused. Paced, so that a control lcore slowed down by a
+	# loaded host still stops it well before the end.
+	"$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 \
+		--imbalances 8 --seed 6 --fill 1.0
+	conf "[risk]" "max_orders_instrument = 4096" "max_orders_total = 4096"
+	rc=0
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error --vdev "net_pcap0,rx_pcap=$T/feed.pcap" \
+		--vdev net_ring0 -- -c "$T/conf.ini" --set order.port=1 \
+		--set run.idle_timeout_ms=0 --set replay.pace=rate \
+		--set replay.pps=20000 >"$T/out" 2>"$T/err" || rc=$?
+	expect_eq "exit status" "$rc" 10
+	grep -q "^hedgewire: exit status 10: orders refused by the port" "$T/err" ||
+		fail "stderr: $(cat "$T/err")"
+	grep -q "orders refused by the port (.*): trading stops until /hgw/risk/kill,0" "$T/err" ||
+		fail "no kill switch: $(cat "$T/err")"
+	grep -q "^kill switch: set 1 times because the port refused orders" "$T/out" ||
+		fail "summary: $(grep '^kill switch' "$T/out")"
+	sent=$(value orders) refused=$(value tx_full) killed=$(value reject_kill_switch)
+	expect_eq "orders the ring took" "$sent" 1023
+	grep -q "journal .*: 1023 orders written, 0 failed" "$T/out" ||
+		fail "journal: $(grep journal "$T/out")"
+	[ "$refused" -gt 0 ] && [ $((refused * 4)) -lt "$killed" ] ||
+		fail "refused $refused, kill switch rejects $killed: trading did not stop soon"
+	echo "  $sent orders sent, $refused refused, then $killed decisions met the kill switch; exit status $rc"
+	;;
 events-patch)
 	# A live patch while 3 workers run, one of them frozen now and then:
 	# every replica takes it before the same message, and the orders that
