@@ -137,20 +137,31 @@ worker_dead(uint32_t i)
 				    memory_order_relaxed) != 0;
 }
 
-/* Is worker j's horizon (session index sj, seq qj) past worker b's? */
+/* A worker's published position (shared.horizon, shared.handed):
+ * 1 with its session index and sequence number, 0 if none yet. */
 static int
-horizon_later(uint32_t j, uint32_t sj, uint64_t qj, uint32_t b, uint32_t sb,
-	      uint64_t qb)
+pos_decode(uint64_t h, uint32_t *s, uint64_t *q)
 {
-	uint64_t kj = ctl.w[j]->feed.sessions[sj].key;
-	uint64_t kb = ctl.w[b]->feed.sessions[sb].key;
+	*s = (uint32_t)(h >> 56);
+	*q = h & HGW_HORIZON_SEQ_MASK;
+	if (h == 0 || *s == 0 || *s > HGW_FEED_MAX_SESSIONS)
+		return 0;
+	(*s)--;
+	return 1;
+}
 
-	if (kj == kb)
-		return qj > qb;
-	/* j met b's session before its own current one: j is later. The
-	 * sessions up to sj were written before j's release of horizon. */
+/* Is worker j's position (session index sj, seq qj) at or past (key,
+ * seq)? The sessions up to sj were written before j's release of the
+ * position. */
+static int
+pos_at_or_past(uint32_t j, uint32_t sj, uint64_t qj, uint64_t key,
+	       uint64_t seq)
+{
+	if (ctl.w[j]->feed.sessions[sj].key == key)
+		return qj >= seq;
+	/* j met that session before its own current one: j is later */
 	for (uint32_t s = 0; s < sj; s++)
-		if (ctl.w[j]->feed.sessions[s].key == kb)
+		if (ctl.w[j]->feed.sessions[s].key == key)
 			return 1;
 	return 0;
 }
@@ -170,13 +181,14 @@ stamp_position(struct ev_rec *r)
 		 * table up to the published index is visible */
 		uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.horizon,
 						  memory_order_acquire);
-		uint32_t s = (uint32_t)(h >> 56);
-		uint64_t q = h & HGW_HORIZON_SEQ_MASK;
+		uint32_t s;
+		uint64_t q;
 
-		if (h == 0 || s == 0 || s > HGW_FEED_MAX_SESSIONS)
+		if (!pos_decode(h, &s, &q))
 			continue;
-		s--;
-		if (!found || horizon_later(j, s, q, b, bs, bq)) {
+		if (!found || pos_at_or_past(j, s, q,
+					     ctl.w[b]->feed.sessions[bs].key,
+					     bq + 1)) {
 			b = j;
 			bs = s;
 			bq = q;
@@ -378,19 +390,13 @@ handed_before(uint32_t j, uint64_t key, uint64_t seq)
 	 * them); its sessions table up to the index is visible too */
 	uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.handed,
 					  memory_order_acquire);
-	uint32_t s = (uint32_t)(h >> 56);
+	uint32_t s;
+	uint64_t q;
 
 	if (key == 0)
 		return 1;	/* before the first message: nothing decided */
-	if (h == 0 || s == 0 || s > HGW_FEED_MAX_SESSIONS)
-		return 0;
-	s--;
-	if (ctl.w[j]->feed.sessions[s].key == key)
-		return (h & HGW_HORIZON_SEQ_MASK) + 1 >= seq;
-	for (uint32_t k = 0; k < s; k++)
-		if (ctl.w[j]->feed.sessions[k].key == key)
-			return 1;	/* j is in a later session */
-	return 0;
+	/* handed the message just before seq, or later */
+	return pos_decode(h, &s, &q) && pos_at_or_past(j, s, q + 1, key, seq);
 }
 
 /* The kill switch's recall, one step (under ctl.lock): once some worker

@@ -88,9 +88,10 @@ txlcore_recall(struct hgw_txlcore *t)
  * before its position has been taken off the rings (struct hgw_txlcore):
  * an order of those that arrives late is recalled too, never sent after
  * an earlier one was recalled, because the replicas decided it counting
- * on the earlier one to leave. */
+ * on the earlier one to leave. all_done: every worker has returned, so
+ * what the rings hold is all there is. */
 static __rte_noinline void
-txlcore_recall_step(struct hgw_txlcore *t)
+txlcore_recall_step(struct hgw_txlcore *t, int all_done)
 {
 	/* acquire: pairs with the control plane's release, which follows
 	 * its acquire of a worker's handed: that worker's orders up to
@@ -99,18 +100,19 @@ txlcore_recall_step(struct hgw_txlcore *t)
 					    memory_order_acquire);
 
 	txlcore_recall(t);
-	if (end == t->recall_seen) {
+	if (all_done || end == t->recall_seen) {
 		t->recall_on = 0;
 		/* release: the recalled ring's entries happen-before the
 		 * control plane's acquire of this */
-		atomic_store_explicit(&t->recall_ended, end,
+		atomic_store_explicit(&t->recall_ended, t->recall_seen,
 				      memory_order_release);
 	}
 }
 
 /* Has the kill switch gone on since the last look? Then a recall
- * starts (or goes on to the new kill's position) and, with a venue
- * session, every open order is cancelled. */
+ * starts (or goes on to the new kill's position: txlcore_recall_step
+ * drains the rings next) and, with a venue session, every open order is
+ * cancelled. */
 static inline void
 txlcore_kill_check(struct hgw_txlcore *t)
 {
@@ -123,7 +125,6 @@ txlcore_kill_check(struct hgw_txlcore *t)
 	atomic_thread_fence(memory_order_acquire);
 	t->recall_seen = rc;
 	t->recall_on = 1;
-	txlcore_recall(t);
 	if (t->venue != NULL)
 		hgw_venue_kill(t->venue, t);
 }
@@ -138,7 +139,7 @@ hgw_txlcore_main(void *arg)
 	       t->nrings) {
 		txlcore_kill_check(t);
 		if (unlikely(t->recall_on))
-			txlcore_recall_step(t);
+			txlcore_recall_step(t, 0);
 		else
 			txlcore_once(t);
 		if (t->venue != NULL)
@@ -151,13 +152,8 @@ hgw_txlcore_main(void *arg)
 	 * the kill switch goes off only once its recall has ended), the
 	 * rest leaves */
 	txlcore_kill_check(t);
-	if (t->recall_on) {
-		txlcore_recall(t);
-		t->recall_on = 0;
-		/* release: as in txlcore_recall_step */
-		atomic_store_explicit(&t->recall_ended, t->recall_seen,
-				      memory_order_release);
-	}
+	if (t->recall_on)
+		txlcore_recall_step(t, 1);
 	while (txlcore_once(t) != 0)
 		;
 	if (t->venue != NULL) {
