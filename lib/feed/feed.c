@@ -621,8 +621,43 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	if (seq == 0)
 		return drop(f, HGW_FEED_DROP_MOLD_SEQ_ZERO);
 
-	int32_t si = session_find(f, mold);
-	struct hgw_feed_session *s = si >= 0 ? &f->sessions[si] : NULL;
+	int32_t si = f->current;
+	struct hgw_feed_session *s;
+
+	/* Almost every packet is the next one of the current session, with
+	 * no jump held as suspect: everything below would take it, skip
+	 * nothing, find no gap and change nothing but the counts, so take
+	 * it here: cachegrind, bench_feed decode only on the 1 M message
+	 * capture, 16 instructions a frame fewer.
+	 * test_feed decodes random streams with and without this path
+	 * (HGW_FEED_NO_FAST_PATH) and requires the same results. */
+#ifndef HGW_FEED_NO_FAST_PATH
+	if (__builtin_expect(si >= 0 && f->suspect == 0 &&
+			     count - 1u < HGW_MOLD_END_SESSION - 1u, 1)) {
+		s = &f->sessions[si];
+		if (__builtin_expect(seq == s->next_seq && !s->ended &&
+				     s->first_seq != 0 &&
+				     memcmp(s->name, mold,
+					    HGW_MOLD_SESSION_LEN) == 0, 1)) {
+			s->next_seq = seq + count;
+			s->packets++;
+			s->messages += count;
+			if (retrans)
+				f->stats.retrans_messages += count;
+			f->stats.mold_packets++;
+			p->join = 0;
+			p->gap = 0;
+			p->end = 0;
+			p->session = (uint16_t)si;
+			p->seq = seq;
+			p->next = mold + HGW_MOLD_HDR_LEN;
+			p->left = (uint16_t)count;
+			return (int)count;
+		}
+	}
+#endif
+	si = session_find(f, mold);
+	s = si >= 0 ? &f->sessions[si] : NULL;
 
 	/* a retransmission fills a session under way with messages, and
 	 * comes from the re-request server: nothing else is taken from it */

@@ -965,6 +965,177 @@ test_stats_add(void)
 	HGW_CHECK_EQ(hgw_feed_drops_total(&a), 1);
 }
 
+/* The decoder without its in-order fast path (feed_ref.c). */
+int ref_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf);
+int ref_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame,
+		       uint32_t len, uint32_t ck, struct hgw_feed_pkt *p);
+
+#define ALT_IP   0x0A000002u
+#define ALT_PORT 30000
+
+/* 1 when two decoders are in the same state. */
+static int
+feed_same(const struct hgw_feed *a, const struct hgw_feed *b)
+{
+	return memcmp(&a->stats, &b->stats, sizeof(a->stats)) == 0 &&
+	       memcmp(a->sessions, b->sessions, sizeof(a->sessions)) == 0 &&
+	       a->nsessions == b->nsessions && a->current == b->current &&
+	       a->suspect == b->suspect &&
+	       a->suspect_session == b->suspect_session &&
+	       a->suspect_seq == b->suspect_seq &&
+	       a->suspect_end == b->suspect_end &&
+	       a->cand_packets == b->cand_packets &&
+	       a->cand_next == b->cand_next &&
+	       memcmp(a->cand_name, b->cand_name, sizeof(a->cand_name)) == 0;
+}
+
+/* A random stream's state. */
+struct gen {
+	uint64_t rs;
+	uint64_t next;      /* where the stream is */
+	uint64_t old_next;  /* where the last session ended */
+	int sess;           /* its session: "S0", "S1", ... */
+	int late;           /* a frame of the ended session comes next */
+	int back_to_1;      /* a session met mid-way: go back to its start
+			     * after the first frame (a recovery) */
+};
+
+/* One random frame of a stream that mostly goes on in order, with gaps
+ * (some beyond max_jump), repeats and overlaps, heartbeats, ends of
+ * session followed by a new session (met at its start or mid-way, then
+ * sometimes filled from its start), late frames of the ended session,
+ * stray frames of another session, retransmissions, messages of a bad
+ * type or length, and sequence 0. */
+static uint32_t
+random_frame(struct fb *f, struct gen *g)
+{
+	char name[3] = { 'S', (char)('0' + g->sess % 10), 0 };
+	uint32_t r = (uint32_t)(xrnd(&g->rs) % 100);
+	uint64_t seq = g->next;
+	uint16_t count = (uint16_t)(1 + xrnd(&g->rs) % 4);
+	int end = 0;
+
+	if (g->late) {
+		g->late = 0;
+		name[1] = (char)('0' + (g->sess + 9) % 10);
+		seq = g->old_next;
+		r = 100;
+	}
+	if (r < 8)
+		seq += 1 + xrnd(&g->rs) % 300;		/* a gap */
+	else if (r < 14)
+		seq -= xrnd(&g->rs) % (seq < 8 ? seq : 8); /* a repeat */
+	else if (r == 14 && g->next > 200)
+		name[1] = (char)('0' + (g->sess + 1) % 10);	/* a stray */
+	else if (r == 15)
+		seq = 1 + xrnd(&g->rs) % 5;		/* a restart */
+	else if (r == 16)
+		seq = 0;
+	else if (r < 20)
+		count = 0;				/* heartbeat */
+	else if (r < 100 && g->sess < 2 && xrnd(&g->rs) % 3000 == 0)
+		end = 1, count = 0;
+	fb_start(f, 0, name, seq);
+	for (uint16_t i = 0; i < count; i++) {
+		uint8_t m[64];
+		uint32_t t = (uint32_t)(xrnd(&g->rs) % sizeof(all_lens));
+		uint16_t l = all_lens[t];
+
+		if (xrnd(&g->rs) % 50 == 0)
+			l = (uint16_t)(l - 1);		/* bad length */
+		fb_itch(m, xrnd(&g->rs) % 60 == 0 ? (uint8_t)'z' :
+			(uint8_t)all_types[t], 7, l);
+		fb_msg(f, m, l);
+	}
+	if (xrnd(&g->rs) % 20 == 0) {			/* a retransmission */
+		hgw_put_be32(f->buf + f->ip + 16, ALT_IP);
+		hgw_put_be16(f->buf + f->ip + 22, ALT_PORT);
+	}
+	if (end) {
+		g->sess++;
+		g->old_next = seq;
+		g->late = (int)(xrnd(&g->rs) & 1);
+		g->back_to_1 = (int)(xrnd(&g->rs) & 1);
+		g->next = g->back_to_1 ? 2 + xrnd(&g->rs) % 1000 : 1;
+		return fb_finish_count(f, HGW_MOLD_END_SESSION);
+	}
+	if (name[1] == (char)('0' + g->sess % 10) && seq != 0 &&
+	    seq + count > g->next)
+		g->next = seq + count;
+	if (g->back_to_1 && name[1] == (char)('0' + g->sess % 10)) {
+		g->back_to_1 = 0;
+		g->next = 1;
+	}
+	return fb_finish(f);
+}
+
+/* The in-order fast path takes a packet exactly as the general path
+ * would: random streams under every mix of options, decoded by both,
+ * give the same result, messages and state after every frame. */
+static void
+test_fast_path_agrees(void)
+{
+	static struct hgw_feed a, b;
+	static struct fb f;
+	uint64_t rs = 0xFA57FA57ULL;
+	uint32_t bad = 0, frames = 0, taken = 0, data = 0;
+
+	for (int c = 0; c < 32; c++) {
+		struct hgw_feed_conf conf = {
+			.group = FB_GROUP, .port = FB_PORT,
+			.max_jump = (c & 1) ? 100 : 0,
+			.session_confirm = (c & 2) ? 2 : 0,
+			.join_baseline = (c >> 2) & 1,
+			.hold_ahead = (c >> 3) & 1,
+			.alt_ip = (c & 16) ? ALT_IP : 0,
+			.alt_port = (c & 16) ? ALT_PORT : 0,
+		};
+		struct gen g = { .rs = rs + (uint64_t)c, .next = 1 };
+
+		ref_feed_init(&a, &conf);
+		hgw_feed_init(&b, &conf);
+		for (int i = 0; i < 20000; i++) {
+			uint32_t len = random_frame(&f, &g);
+			uint32_t ck = conf.hold_ahead && xrnd(&rs) % 3 == 0 ?
+				      HGW_FEED_TAKE_GAP : 0;
+			struct hgw_feed_pkt pa, pb;
+			int ra = ref_feed_packet_ck(&a, f.buf, len, ck, &pa);
+			int rb = hgw_feed_packet_ck(&b, f.buf, len, ck, &pb);
+			const uint8_t *ma, *mb;
+			uint16_t la = 0, lb = 0;
+
+			frames++;
+			data += rb > 0;
+			bad += ra != rb;
+			if (ra >= 0 && rb >= 0) {
+				bad += pa.session != pb.session ||
+				       pa.seq != pb.seq || pa.left != pb.left ||
+				       pa.gap != pb.gap || pa.end != pb.end ||
+				       pa.join != pb.join || pa.next != pb.next;
+				do {
+					ma = hgw_feed_next(&a, &pa, &la);
+					mb = hgw_feed_next(&b, &pb, &lb);
+					bad += ma != mb || la != lb ||
+					       pa.seq != pb.seq;
+					taken += mb != NULL;
+				} while (ma != NULL && mb != NULL);
+			}
+			bad += !feed_same(&a, &b);
+			if (bad != 0) {
+				printf("# conf %d frame %d: %d vs %d\n", c, i,
+				       ra, rb);
+				HGW_CHECK_EQ(bad, 0);
+				return;
+			}
+		}
+	}
+	HGW_CHECK_EQ(bad, 0);
+	/* most frames were taken with messages: the fast path's case */
+	HGW_CHECK(data > frames / 5 * 2);
+	printf("# %u frames, %u taken with %u messages, both paths alike\n",
+	       frames, data, taken);
+}
+
 int
 main(void)
 {
@@ -983,5 +1154,6 @@ main(void)
 	HGW_TEST(test_session_key);
 	HGW_TEST(test_reason_names);
 	HGW_TEST(test_stats_add);
+	HGW_TEST(test_fast_path_agrees);
 	return hgw_test_done();
 }
