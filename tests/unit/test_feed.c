@@ -998,6 +998,7 @@ struct gen {
 	int late;           /* a frame of the ended session comes next */
 	int back_to_1;      /* a session met mid-way: go back to its start
 			     * after the first frame (a recovery) */
+	uint16_t vlan;      /* the VLAN the decoder requires (0: none) */
 };
 
 /* One random frame of a stream that mostly goes on in order, with gaps
@@ -1035,7 +1036,12 @@ random_frame(struct fb *f, struct gen *g)
 		count = 0;				/* heartbeat */
 	else if (r < 100 && g->sess < 2 && xrnd(&g->rs) % 3000 == 0)
 		end = 1, count = 0;
-	fb_start(f, 0, name, seq);
+	/* tagged: mostly with the required VLAN (else another, or none);
+	 * when none is required, mostly untagged */
+	uint32_t tag = (uint32_t)(xrnd(&g->rs) % 20);
+
+	fb_start(f, g->vlan ? (uint16_t)(tag == 0 ? 0 : g->vlan + (tag == 1)) :
+		 (uint16_t)(tag < 2 ? 7 : 0), name, seq);
 	for (uint16_t i = 0; i < count; i++) {
 		uint8_t m[64];
 		uint32_t t = (uint32_t)(xrnd(&g->rs) % sizeof(all_lens));
@@ -1050,6 +1056,19 @@ random_frame(struct fb *f, struct gen *g)
 	if (xrnd(&g->rs) % 20 == 0) {			/* a retransmission */
 		hgw_put_be32(f->buf + f->ip + 16, ALT_IP);
 		hgw_put_be16(f->buf + f->ip + 22, ALT_PORT);
+	}
+	if (xrnd(&g->rs) % 25 == 0) {
+		/* a damaged header: a byte of Ethernet, IPv4 or UDP (the
+		 * checksums made right again, or not), or a cut frame */
+		uint32_t len = fb_finish(f), r2 = (uint32_t)(xrnd(&g->rs) % 4);
+
+		if (r2 == 3)
+			return (uint32_t)(xrnd(&g->rs) % len);
+		f->buf[12 + xrnd(&g->rs) % 30] ^= (uint8_t)(1u << (xrnd(&g->rs) % 8));
+		/* (the checksum covers the UDP length the header claims) */
+		if (r2 != 0 && hgw_be16(f->buf + f->ip + 24) <= len - f->ip - 20)
+			fb_checksums(f->buf + f->ip);
+		return len;
 	}
 	if (end) {
 		g->sess++;
@@ -1090,7 +1109,20 @@ test_fast_path_agrees(void)
 			.alt_ip = (c & 16) ? ALT_IP : 0,
 			.alt_port = (c & 16) ? ALT_PORT : 0,
 		};
+
 		struct gen g = { .rs = rs + (uint64_t)c, .next = 1 };
+
+		/* and the address tests the fast path leaves to the long
+		 * way: any group or port, a second line, a VLAN required */
+		if (c % 5 == 1)
+			conf.group = 0;
+		if (c % 5 == 2)
+			conf.port = 0;
+		if (c % 5 == 3)
+			conf.group_b = FB_GROUP ^ 1;
+		if (c % 7 == 6)
+			conf.vlan = 5;
+		g.vlan = conf.vlan;
 
 		ref_feed_init(&a, &conf);
 		hgw_feed_init(&b, &conf);
