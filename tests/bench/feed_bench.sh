@@ -4,7 +4,9 @@
 # twice: from the capture (Ethernet / IPv4 / UDP / MoldUDP64 / ITCH), and
 # from the same messages in Nasdaq's binary ITCH 5.0 file format (2-byte
 # big-endian length before each message, written by hgw-convert pcap2itch),
-# the input any other ITCH handler can be given.
+# the input any other ITCH handler can be given. The capture's checksums
+# are verified in software, as on a port without RX checksum offload; its
+# "bulk, NIC cksums" line takes them as such a port reports them.
 #   tests/bench/feed_bench.sh [messages] [instruments] [passes]
 # (build first: scripts/setup.sh)
 set -euo pipefail
