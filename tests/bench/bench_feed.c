@@ -358,16 +358,16 @@ main(int argc, char **argv)
 	const char *input = fr.itch ? "itch " : "pcap ";
 	double *t[NMODES], *tc[NMODES];
 	uint64_t msgs = 0, changes = 0;
+	/* An ITCH file has no checksums: no BOOK_BULK_CK. */
+	const int nmodes = fr.itch ? BOOK_BULK_CK : NMODES;
 
-	for (int m = 0; m < NMODES; m++)
+	for (int m = 0; m < nmodes; m++)
 	{
 		t[m] = calloc((size_t)passes, sizeof(double));
 		tc[m] = calloc((size_t)passes, sizeof(double));
 	}
-	/* HGW_BENCH_MODE=0..4 runs one mode only (for profiling). An ITCH
-	 * file has no checksums: no BOOK_BULK_CK. */
+	/* HGW_BENCH_MODE=0..4 runs one mode only (for profiling). */
 	const char *only = getenv("HGW_BENCH_MODE");
-	const int nmodes = fr.itch ? BOOK_BULK_CK : NMODES;
 
 	for (int i = 0; i < passes; i++)
 		for (int m = 0; m < nmodes; m++) {
@@ -386,12 +386,7 @@ main(int argc, char **argv)
 	printf("messages per pass: %" PRIu64 " (book changes %" PRIu64
 	       ", live orders peak %" PRIu64 ", book errors %" PRIu64 ")\n",
 	       msgs, changes, bs->live_orders_hwm, errs);
-	for (int m = 0; m < NMODES; m++) {
-		if (m >= nmodes) {
-			free(t[m]);
-			free(tc[m]);
-			continue;
-		}
+	for (int m = 0; m < nmodes; m++) {
 		qsort(t[m], (size_t)passes, sizeof(double), cmp_double);
 		qsort(tc[m], (size_t)passes, sizeof(double), cmp_double);
 		printf("%s%s: best %6.1f M msg/s (%5.1f ns/msg), median %6.1f M msg/s;"
