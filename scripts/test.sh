@@ -15,7 +15,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${HGW_FUZZ_SECONDS:-60}
-passed=0 failed=0 skipped=0
+passed=0 failed=0 skipped=0 failures=""
 
 scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
 
@@ -55,8 +55,13 @@ tally() {
 	tout=$(awk '/^Timeout:/ {print $2}' "$log")
 	if [ -z "$ok" ]; then	# meson did not get as far as a summary
 		failed=$((failed + 1))
+		failures+="  $2meson test gave no summary"$'\n'
 		return
 	fi
+	# the names of what failed, repeated just above the closing line
+	failures+=$(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS|ERROR) ' "$log" |
+		sed -E 's/^ *[0-9]+\/[0-9]+ +//; s/ +(FAIL|TIMEOUT|UNEXPECTEDPASS|ERROR) .*/ \1/' |
+		sed "s|^|  $2|")$'\n'
 	passed=$((passed + ok + ${xfail:-0}))
 	failed=$((failed + ${fail:-0} + ${upass:-0} + ${tout:-0}))
 	skipped=$((skipped + ${skip:-0}))
@@ -67,7 +72,7 @@ trap 'rm -f "$log"' EXIT
 
 echo "== tests (gcc, release, -Dwerror=true)"
 meson test -C build --print-errorlogs 2>&1 | tee "$log"
-tally "$log"
+tally "$log" "build: "
 
 echo "== tests (clang, ASan+UBSan, fuzz ${FUZZ_SECONDS}s)"
 if [ ! -f build-san/build.ninja ]; then
@@ -81,7 +86,7 @@ if [ -f build-san/build.ninja ] && ninja -C build-san >/dev/null; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	ASAN_OPTIONS=detect_leaks=1 \
 		meson test -C build-san --print-errorlogs --suite unit --suite fuzz 2>&1 | tee "$log"
-	tally "$log"
+	tally "$log" "build-san: "
 else
 	echo "build-san: clang/sanitizer build failed"
 	failed=$((failed + 1))
@@ -94,7 +99,7 @@ if [ ! -f build-arm64/build.ninja ]; then
 fi
 if [ -f build-arm64/build.ninja ] && ninja -C build-arm64 >/dev/null; then
 	meson test -C build-arm64 --print-errorlogs --suite unit 2>&1 | tee "$log"
-	tally "$log"
+	tally "$log" "build-arm64: "
 else
 	echo "build-arm64: arm64 cross build failed"
 	failed=$((failed + 1))
@@ -116,12 +121,16 @@ if [ -n "$tsan_targets" ] && ninja -C build-tsan $tsan_targets >/dev/null; then
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		meson test -C build-tsan --no-rebuild --print-errorlogs \
 		--suite threads 2>&1 | tee "$log"
-	tally "$log"
+	tally "$log" "build-tsan: "
 else
 	echo "build-tsan: ThreadSanitizer build failed"
 	failed=$((failed + 1))
 fi
 
+if [ -n "${failures//$'\n'/}" ]; then
+	echo "== failed"
+	printf '%s' "$failures" | grep .
+fi
 if [ "$skipped" -gt 0 ]; then
 	echo "$passed passed, $failed failed, $skipped skipped"
 else

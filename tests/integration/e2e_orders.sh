@@ -436,22 +436,35 @@ events|events-stall)
 	for run in 2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore \
 		   2:downstream 3:downstream 4:downstream; do
 		n=${run%%:*} mode=${run#*:}
-		DRIVE="${cmds[*]} --seed $seed --gap-ms 1,15 --duration 4"
-		seed=$((seed + 1))
-		# the driver is connected before the feed starts (800 ms);
-		# the feed lasts 1.9 s, so that a full cycle of commands lands
-		# in it even when a loaded host answers telemetry slowly
-		hedged_run "$n" "$mode" --set replay.pace=rate \
-			--set replay.pps=8000 --set replay.start_delay_ms=800 \
-			"${stall[@]}"
-		DRIVE=
-		for key in reject_kill_switch reject_instrument_disabled \
-			   reject_position_limit orders; do
-			[ "$(awk -v k=$key '$1 == k { print $2 }' "$T/ref.txt")" -gt 0 ] ||
-				fail "$n workers, $mode: no $key in this run: the test means little"
+		# Every run is checked whole. A run is driven again (new seed,
+		# at most 3 times) only when its events missed what the test
+		# means to cover: on a starved host the driver can connect
+		# after the feed has gone by, and the reference then rightly
+		# finds no kill switch reject.
+		for try in 1 2 3; do
+			DRIVE="${cmds[*]} --seed $seed --gap-ms 1,15 --duration 4"
+			seed=$((seed + 1))
+			# the driver is connected before the feed starts
+			# (800 ms); the feed lasts 1.9 s, so that a full cycle
+			# of commands lands in it even when a loaded host
+			# answers telemetry slowly
+			hedged_run "$n" "$mode" --set replay.pace=rate \
+				--set replay.pps=8000 --set replay.start_delay_ms=800 \
+				"${stall[@]}"
+			DRIVE=
+			positions_kept "$n workers, $mode" 300
+			[ "$mode" != tx-lcore ] || echo "  $(cat "$T/recalls.txt")"
+			missed=""
+			for key in reject_kill_switch reject_instrument_disabled \
+				   reject_position_limit orders; do
+				[ "$(awk -v k=$key '$1 == k { print $2 }' "$T/ref.txt")" -gt 0 ] ||
+					missed+=" $key"
+			done
+			[ -n "$missed" ] || break
+			[ "$try" -lt 3 ] ||
+				fail "$n workers, $mode: no$missed in 3 runs: the test means little"
+			echo "  $n workers, $mode: no$missed in this run (the events missed the feed): driven again"
 		done
-		positions_kept "$n workers, $mode" 300
-		[ "$mode" != tx-lcore ] || echo "  $(cat "$T/recalls.txt")"
 	done
 	;;
 events-recall)
