@@ -6,9 +6,17 @@
  * duplicates, end of session, suspect jumps, new sessions). The length's
  * top bit asks for the frame's IPv4 and UDP checksums to be made right
  * first, so that mutated frames get past the checksums to the sequencing
- * as often as they fail them. Every decoded message goes to a small book,
+ * as often as they fail them; its next bit has them taken as good, as a
+ * port with RX checksum offload reports them (a frame is shorter than
+ * 2^14 bytes). Every decoded message goes to a small book,
  * and the book's own consistency check runs after each input: an
  * inconsistency aborts like a crash does.
+ *
+ * Each frame is copied to a buffer of exactly its length, so that a read
+ * past its end is one AddressSanitizer sees. It is decoded twice: by the
+ * decoder and by the same code without its in-order fast path
+ * (tests/unit/feed_ref.c); a difference in return code, packet, messages
+ * handed out or decoder state aborts too.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -17,6 +25,7 @@
 
 #include "hgw_book.h"
 #include "hgw_feed.h"
+#include "feed_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -31,8 +40,10 @@ fix_checksums(uint8_t *b, size_t len)
 		return;
 	if (hgw_be16(b + 12) == 0x8100 || hgw_be16(b + 12) == 0x88A8)
 		ip = 18;
+	if (len < ip + 20)
+		return;
 	ihl = (size_t)(b[ip] & 0x0F) * 4;
-	if (len < ip + 20 || ihl < 20 || len < ip + ihl + 8)
+	if (ihl < 20 || len < ip + ihl + 8)
 		return;
 	ulen = hgw_be16(b + ip + ihl + 4);
 	if (ulen < 8 || ip + ihl + ulen > len)
@@ -68,29 +79,58 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		.group = 0xE9360C6F, .port = 26477, .vlan = 0,
 		.max_jump = 1000, .session_confirm = 2,
 	};
-	static uint8_t frame[65536];
-	struct hgw_feed feed;
+	struct hgw_feed feed, ref;
 	struct hgw_book *b = book_get();
 	char why[160];
 
 	hgw_feed_init(&feed, &fc);
+	ref_feed_init(&ref, &fc);
 	while (size >= 2) {
-		size_t len = hgw_be16(data) & 0x7FFF;
+		size_t len = hgw_be16(data) & 0x3FFF;
 		int fix = (data[0] & 0x80) != 0;
-		struct hgw_feed_pkt p;
-		const uint8_t *msg;
-		uint16_t mlen;
+		/* as a port with RX checksum offload reports them */
+		uint32_t ck = (data[0] & 0x40) != 0 ?
+			      HGW_FEED_CK_IP_GOOD | HGW_FEED_CK_L4_GOOD : 0;
+		struct hgw_feed_pkt p, rp;
+		const uint8_t *msg, *rmsg;
+		uint16_t mlen, rlen;
+		uint8_t *frame;
+		int rc, rrc;
 
 		data += 2;
 		size -= 2;
 		if (len > size)
 			len = size;
+		frame = malloc(len != 0 ? len : 1);
+		if (frame == NULL)
+			abort();
 		memcpy(frame, data, len);
 		if (fix)
 			fix_checksums(frame, len);
-		if (hgw_feed_packet(&feed, frame, (uint32_t)len, &p) > 0)
-			while ((msg = hgw_feed_next(&feed, &p, &mlen)) != NULL)
-				hgw_book_apply(b, msg);
+		rc = hgw_feed_packet_ck(&feed, frame, (uint32_t)len, ck, &p);
+		rrc = ref_feed_packet_ck(&ref, frame, (uint32_t)len, ck, &rp);
+		if (rc != rrc || (rc >= 0 && !feed_pkt_same(&p, &rp))) {
+			fprintf(stderr, "decoders differ: %d vs %d\n", rc, rrc);
+			abort();
+		}
+		if (rc > 0) {
+			do {
+				msg = hgw_feed_next(&feed, &p, &mlen);
+				rmsg = hgw_feed_next(&ref, &rp, &rlen);
+				if (msg != rmsg || (msg != NULL && mlen != rlen)) {
+					fprintf(stderr, "decoders hand out "
+						"different messages\n");
+					abort();
+				}
+				if (msg != NULL)
+					hgw_book_apply(b, msg);
+			} while (msg != NULL);
+		}
+		if (!feed_same(&feed, &ref)) {
+			fprintf(stderr, "decoders differ in state\n");
+			abort();
+		}
+		free(frame);
 		data += len;
 		size -= len;
 	}

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "hgw_feed.h"
+#include "feed_ref.h"
 #include "hgw_prng.h"
 #include "hgw_test.h"
 #include "frame_build.h"
@@ -965,29 +966,8 @@ test_stats_add(void)
 	HGW_CHECK_EQ(hgw_feed_drops_total(&a), 1);
 }
 
-/* The decoder without its in-order fast path (feed_ref.c). */
-int ref_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf);
-int ref_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame,
-		       uint32_t len, uint32_t ck, struct hgw_feed_pkt *p);
-
 #define ALT_IP   0x0A000002u
 #define ALT_PORT 30000
-
-/* 1 when two decoders are in the same state. */
-static int
-feed_same(const struct hgw_feed *a, const struct hgw_feed *b)
-{
-	return memcmp(&a->stats, &b->stats, sizeof(a->stats)) == 0 &&
-	       memcmp(a->sessions, b->sessions, sizeof(a->sessions)) == 0 &&
-	       a->nsessions == b->nsessions && a->current == b->current &&
-	       a->suspect == b->suspect &&
-	       a->suspect_session == b->suspect_session &&
-	       a->suspect_seq == b->suspect_seq &&
-	       a->suspect_end == b->suspect_end &&
-	       a->cand_packets == b->cand_packets &&
-	       a->cand_next == b->cand_next &&
-	       memcmp(a->cand_name, b->cand_name, sizeof(a->cand_name)) == 0;
-}
 
 /* A random stream's state. */
 struct gen {
@@ -1140,10 +1120,7 @@ test_fast_path_agrees(void)
 			data += rb > 0;
 			bad += ra != rb;
 			if (ra >= 0 && rb >= 0) {
-				bad += pa.session != pb.session ||
-				       pa.seq != pb.seq || pa.left != pb.left ||
-				       pa.gap != pb.gap || pa.end != pb.end ||
-				       pa.join != pb.join || pa.next != pb.next;
+				bad += !feed_pkt_same(&pa, &pb);
 				do {
 					ma = hgw_feed_next(&a, &pa, &la);
 					mb = hgw_feed_next(&b, &pb, &lb);
