@@ -6,7 +6,7 @@
  *   struct hgw_book | book_inst[max_instruments]
  *   | side[max_instruments][2] | book_ord[window] | book_ovf[capacity]
  *
- * where a side is int32 keys[LEVEL_PAD + max_levels + LEVEL_PAD] (cache-
+ * where a side is int32 keys[KEYS_BELOW + max_levels + LEVEL_PAD] (cache-
  * line rounded) followed by book_level[max_levels + LEVEL_PAD].
  *
  * Orders live in a window indexed directly by the low bits of their
@@ -88,15 +88,16 @@ _Static_assert(sizeof(struct book_ovf) == 24, "overflow slot size");
 #define BOOK_WINDOW_SHIFT 20
 
 /* Price levels of one instrument side, split into a key array and a
- * payload array so the search reads only keys (8 to a 32-byte window).
+ * payload array so the search reads only keys (16 to a 64-byte window).
  * The key is the price for bids and ~price for asks, so both sides are
  * ascending by key with the best level last and share one code path with
  * no branch on the side. Keys are stored biased (key ^ 2^31, as int32) so
- * a signed vector compare orders them on every ISA; LEVEL_PAD entries of
+ * a signed vector compare orders them on every ISA; KEYS_BELOW entries of
  * INT32_MIN (below any real key: key 0 means price 0, which is refused)
  * sit before index 0 so a window may start below it, and LEVEL_PAD spare
  * entries after max_levels let a shift move a fixed LEVEL_PAD entries. */
 #define LEVEL_PAD 8
+#define KEYS_BELOW 16
 
 struct book_level {
 	uint64_t shares;
@@ -205,15 +206,16 @@ book_layout(const struct hgw_book_conf *conf, struct book_layout *l)
 			sizeof(struct book_inst));
 	l->level_off = off;
 
-	/* Payload and keys: at most 20 * (max_levels + 2 * LEVEL_PAD) bytes
-	 * plus rounding. */
-	if (__builtin_mul_overflow((size_t)conf->max_levels + 2 * LEVEL_PAD,
+	/* Payload and keys: at most 20 * (max_levels + KEYS_BELOW +
+	 * LEVEL_PAD) bytes plus rounding. */
+	if (__builtin_mul_overflow((size_t)conf->max_levels + KEYS_BELOW +
+				   LEVEL_PAD,
 				   sizeof(struct book_level) + sizeof(int32_t),
 				   &sz) ||
 	    sz > SIZE_MAX - 4 * BOOK_ALIGN)
 		return -1;
-	l->keys_bytes = align_up(((size_t)conf->max_levels + 2 * LEVEL_PAD) *
-				 sizeof(int32_t));
+	l->keys_bytes = align_up(((size_t)conf->max_levels + KEYS_BELOW +
+				  LEVEL_PAD) * sizeof(int32_t));
 	sz = l->keys_bytes + align_up(((size_t)conf->max_levels + LEVEL_PAD) *
 				      sizeof(struct book_level));
 	/* An odd number of cache lines per side: with a power-of-two
@@ -283,7 +285,7 @@ static inline int32_t *
 side_keys(const struct hgw_book *b, uint16_t locate, unsigned int side)
 {
 	return (int32_t *)(void *)(b->levels + ((size_t)locate * 2 + side) *
-				   b->side_bytes) + LEVEL_PAD;
+				   b->side_bytes) + KEYS_BELOW;
 }
 
 static inline struct book_level *
@@ -303,7 +305,7 @@ hgw_book_reset(struct hgw_book *b)
 		for (unsigned int side = 0; side < 2; side++) {
 			int32_t *k = side_keys(b, (uint16_t)l, side);
 
-			for (int j = -LEVEL_PAD; j < 0; j++)
+			for (int j = -KEYS_BELOW; j < 0; j++)
 				k[j] = INT32_MIN;
 		}
 	memset(b->win, 0, (size_t)(b->win_mask + 1) * sizeof(*b->win));
@@ -497,60 +499,71 @@ skey_price(int32_t k, unsigned int side)
 }
 
 /* Insertion point of key in the n ascending keys: how many are <= key.
- * Counts the keys above key LEVEL_PAD at a time from the top with one
- * vector compare (the sentinels below index 0 never count), so the usual
- * search (3.6 levels deep) is branch-free. Measured with the fixed-size
- * level moves below (cachegrind, 20 instruments): book instructions
- * 248 -> 225 a message, search-exit mispredicts gone; bench_feed on that
- * feed 71-80 -> 62-64 ns a message. */
+ * Counts the keys above key KEYS_BELOW at a time from the top with one
+ * vector compare per 4 keys (the sentinels below index 0 never count), so
+ * the usual search is branch-free. Measured with the fixed-size level
+ * moves below (cachegrind, 20 instruments): book instructions 248 -> 225
+ * a message, search-exit mispredicts gone; bench_feed on that feed 71-80
+ * -> 62-64 ns a message. With 500 instruments the touch was more than 8
+ * keys deep often enough for the exit of an 8-key window to mispredict
+ * 0.24 times a message (cachegrind); a 16-key window takes 5 more
+ * instructions a message and leaves almost none: bench_feed bulk, 10 M
+ * messages, 10 interleaved runs, ITCH file median 27.8 -> 31.0 M msg/s. */
 #if defined(__SSE2__)
-/* How many of the 8 keys at p are above key: the two compares' lanes
- * (0 or -1) narrowed to bytes, masked to 0 or 1 and added by PSADBW. The
- * generic vector code's sum of four lanes took about 14 instructions
- * (cachegrind, bench_feed book bulk on a 1 M message ITCH file: 5
- * instructions a message fewer). */
-_Static_assert(LEVEL_PAD == 8, "keys_above compares 8 keys");
-
+/* How many of the 16 keys at p are above key: the four compares' lanes
+ * (0 or -1) narrowed to bytes, masked to 0 or 1 and added by PSADBW (two
+ * halves). The generic vector code's sum of lanes took about 14
+ * instructions for 8 keys (cachegrind, bench_feed book bulk on a 1 M
+ * message ITCH file: 5 instructions a message fewer). */
 static inline uint32_t
-keys_above(const int32_t *p, int32_t key)
+keys_above16(const int32_t *p, int32_t key)
 {
 	__m128i k = _mm_set1_epi32(key);
-	__m128i lo = _mm_cmpgt_epi32(
+	__m128i a = _mm_cmpgt_epi32(
 		_mm_loadu_si128((const __m128i *)(const void *)p), k);
-	__m128i up = _mm_cmpgt_epi32(
+	__m128i b = _mm_cmpgt_epi32(
 		_mm_loadu_si128((const __m128i *)(const void *)(p + 4)), k);
-	__m128i m = _mm_packs_epi16(_mm_packs_epi32(lo, up),
-				    _mm_setzero_si128());
+	__m128i c = _mm_cmpgt_epi32(
+		_mm_loadu_si128((const __m128i *)(const void *)(p + 8)), k);
+	__m128i d = _mm_cmpgt_epi32(
+		_mm_loadu_si128((const __m128i *)(const void *)(p + 12)), k);
+	__m128i m = _mm_packs_epi16(_mm_packs_epi32(a, b),
+				    _mm_packs_epi32(c, d));
 
-	m = _mm_and_si128(m, _mm_set1_epi8(1));
-	return (uint32_t)_mm_cvtsi128_si32(_mm_sad_epu8(m,
-						_mm_setzero_si128()));
+	m = _mm_sad_epu8(_mm_and_si128(m, _mm_set1_epi8(1)),
+			 _mm_setzero_si128());
+	return (uint32_t)(_mm_cvtsi128_si32(m) + _mm_extract_epi16(m, 4));
 }
 #else
 static inline uint32_t
-keys_above(const int32_t *p, int32_t key)
+keys_above16(const int32_t *p, int32_t key)
 {
-	book_keyv lo, up, k = { 0 };
+	book_keyv a, b, c, d, k = { 0 };
 
-	memcpy(&lo, p, sizeof(lo));
-	memcpy(&up, p + LEVEL_PAD / 2, sizeof(up));
+	memcpy(&a, p, sizeof(a));
+	memcpy(&b, p + 4, sizeof(b));
+	memcpy(&c, p + 8, sizeof(c));
+	memcpy(&d, p + 12, sizeof(d));
 	k += key;
-	lo = (lo > k) + (up > k);   /* lanes: 0, -1 or -2 */
-	return (uint32_t)-(lo[0] + lo[1] + lo[2] + lo[3]);
+	a = (a > k) + (b > k) + (c > k) + (d > k);  /* lanes: 0 .. -4 */
+	return (uint32_t)-(a[0] + a[1] + a[2] + a[3]);
 }
 #endif
+_Static_assert(KEYS_BELOW == 16, "keys_above16 compares 16 keys");
 
 static inline uint32_t
 level_pos(const int32_t *keys, uint32_t n, int32_t key)
 {
 	uint32_t hi = n;
 
+	/* Ends: a window below index 0 holds sentinels, which never count,
+	 * so c < KEYS_BELOW there. */
 	for (;;) {
-		uint32_t c = keys_above(keys + (int32_t)hi - LEVEL_PAD, key);
+		uint32_t c = keys_above16(keys + (int32_t)hi - KEYS_BELOW, key);
 
-		if (c < LEVEL_PAD || hi <= LEVEL_PAD)
+		if (c < KEYS_BELOW)
 			return hi - c;
-		hi -= LEVEL_PAD;
+		hi -= KEYS_BELOW;
 	}
 }
 
