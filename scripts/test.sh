@@ -44,6 +44,13 @@ if [ ${#missing[@]} -gt 0 ]; then
 	fi
 fi
 
+# One failure that no meson run counts (a build's set-up or build).
+fail_step() {
+	echo "$1"
+	failed=$((failed + 1))
+	failures+="  $1"$'\n'
+}
+
 # Adds the counts of one `meson test` run (its summary block) to the totals.
 tally() {
 	local log=$1 ok xfail fail upass skip tout
@@ -59,9 +66,10 @@ tally() {
 		return
 	fi
 	# the names of what failed, repeated just above the closing line
+	# (--print-errorlogs lists each one twice: once kept)
 	failures+=$(grep -E '^ *[0-9]+/[0-9]+ .* (FAIL|TIMEOUT|UNEXPECTEDPASS|ERROR) ' "$log" |
 		sed -E 's/^ *[0-9]+\/[0-9]+ +//; s/ +(FAIL|TIMEOUT|UNEXPECTEDPASS|ERROR) .*/ \1/' |
-		sed "s|^|  $2|")$'\n'
+		sed "s|^|  $2|" | awk '!seen[$0]++')$'\n'
 	passed=$((passed + ok + ${xfail:-0}))
 	failed=$((failed + ${fail:-0} + ${upass:-0} + ${tout:-0}))
 	skipped=$((skipped + ${skip:-0}))
@@ -78,7 +86,8 @@ echo "== tests (clang, ASan+UBSan, fuzz ${FUZZ_SECONDS}s)"
 if [ ! -f build-san/build.ninja ]; then
 	CC=clang meson setup build-san -Dwerror=true -Dbuildtype=debugoptimized \
 		-Db_sanitize=address,undefined -Db_lundef=false -Dfuzz=true \
-		-Dfuzz_seconds="$FUZZ_SECONDS" >/dev/null || { failed=$((failed + 1)); }
+		-Dfuzz_seconds="$FUZZ_SECONDS" >/dev/null ||
+		fail_step "build-san: meson setup failed"
 else
 	meson configure build-san -Dfuzz_seconds="$FUZZ_SECONDS" >/dev/null
 fi
@@ -88,27 +97,26 @@ if [ -f build-san/build.ninja ] && ninja -C build-san >/dev/null; then
 		meson test -C build-san --print-errorlogs --suite unit --suite fuzz 2>&1 | tee "$log"
 	tally "$log" "build-san: "
 else
-	echo "build-san: clang/sanitizer build failed"
-	failed=$((failed + 1))
+	fail_step "build-san: clang/sanitizer build failed"
 fi
 
 echo "== tests (arm64: aarch64-linux-gnu-gcc, -Dwerror=true, qemu-user)"
 if [ ! -f build-arm64/build.ninja ]; then
 	meson setup build-arm64 --cross-file config/aarch64-linux-gnu.ini \
-		-Dwerror=true >/dev/null || failed=$((failed + 1))
+		-Dwerror=true >/dev/null || fail_step "build-arm64: meson setup failed"
 fi
 if [ -f build-arm64/build.ninja ] && ninja -C build-arm64 >/dev/null; then
 	meson test -C build-arm64 --print-errorlogs --suite unit 2>&1 | tee "$log"
 	tally "$log" "build-arm64: "
 else
-	echo "build-arm64: arm64 cross build failed"
-	failed=$((failed + 1))
+	fail_step "build-arm64: arm64 cross build failed"
 fi
 
 echo "== tests (clang, ThreadSanitizer, suite threads)"
 if [ ! -f build-tsan/build.ninja ]; then
 	CC=clang meson setup build-tsan -Dwerror=true -Dbuildtype=debugoptimized \
-		-Db_sanitize=thread -Db_lundef=false >/dev/null || failed=$((failed + 1))
+		-Db_sanitize=thread -Db_lundef=false >/dev/null ||
+		fail_step "build-tsan: meson setup failed"
 fi
 # Only what the 'threads' suite runs is built here, not the whole tree.
 tsan_targets=$( [ -f build-tsan/build.ninja ] &&
@@ -123,8 +131,7 @@ if [ -n "$tsan_targets" ] && ninja -C build-tsan $tsan_targets >/dev/null; then
 		--suite threads 2>&1 | tee "$log"
 	tally "$log" "build-tsan: "
 else
-	echo "build-tsan: ThreadSanitizer build failed"
-	failed=$((failed + 1))
+	fail_step "build-tsan: ThreadSanitizer build failed"
 fi
 
 if [ -n "${failures//$'\n'/}" ]; then

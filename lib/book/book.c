@@ -207,11 +207,13 @@ book_layout(const struct hgw_book_conf *conf, struct book_layout *l)
 	l->level_off = off;
 
 	/* Payload and keys: at most 20 * (max_levels + KEYS_BELOW +
-	 * LEVEL_PAD) bytes plus rounding. */
-	if (__builtin_mul_overflow((size_t)conf->max_levels + KEYS_BELOW +
-				   LEVEL_PAD,
-				   sizeof(struct book_level) + sizeof(int32_t),
-				   &sz) ||
+	 * LEVEL_PAD) bytes plus rounding. Level indexes are int32 in the
+	 * search (a window may start below index 0). */
+	if (conf->max_levels > INT32_MAX - KEYS_BELOW - LEVEL_PAD ||
+	    __builtin_add_overflow((size_t)conf->max_levels,
+				   (size_t)(KEYS_BELOW + LEVEL_PAD), &sz) ||
+	    __builtin_mul_overflow(sz, sizeof(struct book_level) +
+				   sizeof(int32_t), &sz) ||
 	    sz > SIZE_MAX - 4 * BOOK_ALIGN)
 		return -1;
 	l->keys_bytes = align_up(((size_t)conf->max_levels + KEYS_BELOW +

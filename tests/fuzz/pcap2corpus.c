@@ -39,6 +39,10 @@ main(int argc, char **argv)
 				return 1;
 			}
 		}
+		/* fuzz_feed's length has 14 bits (its top two are flags):
+		 * a longer frame is left out, not cut */
+		if (h->caplen > 0x3FFF)
+			continue;
 		/* top bit: the harness keeps the checksums right as it
 		 * mutates the frame (the fuzzer flips the bit too) */
 		unsigned char l[2] = { (unsigned char)(0x80 | h->caplen >> 8),
