@@ -9,6 +9,9 @@ frames: a record cut short or a file that does not end on a record
 boundary fails. SENT files are net_pcap tx_pcap outputs, one per sending
 queue; one may end inside a record (net_pcap's own writes are buffered,
 and a killed process leaves the tail of that buffer), which is ignored.
+A SENT file may also be empty: net_pcap writes the pcap header through
+stdio and flushes it with the queue's first burst, so a queue that sent
+nothing before a SIGKILL leaves 0 bytes. It counts as no orders.
 
 The journal's records, in order, must be a merge of a prefix of each
 SENT file, byte for byte: every journalled order left, in its queue's
@@ -27,6 +30,8 @@ FRAME = 92
 def records(path, strict):
     with open(path, 'rb') as f:
         buf = f.read()
+    if not strict and not buf:
+        return []
     if len(buf) < 24:
         sys.exit('journal_cmp: %s: shorter than a pcap header' % path)
     magic, _maj, _min, _z, _s, _snap, link = struct.unpack_from('<IHHiIII', buf, 0)
