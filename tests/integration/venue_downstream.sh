@@ -51,7 +51,7 @@ dd_stop() {
 	DDRC=0
 	wait "$DDPID" || DDRC=$?
 	grep -q "hgw-dedup left the link: yes" "$T/out" ||
-		fail "hedgewire closed the link without hgw-dedup's 'b': $(grep '^venue: relay' "$T/out") $(cat "$T/err")"
+		fail "hedgewire closed the link without hgw-dedup's 'b': $(grep '^venue: relay' "$T/out") $(cat "$T/err"); hgw-dedup: $(grep 'left the link\|leave' "$T/dd.out")"
 	grep -q "^venue: hedgewire left the link: yes" "$T/dd.out" ||
 		fail "hgw-dedup did not see hedgewire leave: $(grep 'left the link' "$T/dd.out")"
 }
@@ -152,11 +152,15 @@ downstream-login)
 	dd_start
 	( hwd --set replay.pps=2000; echo "$RC" >"$T/hwrc" ) &
 	hwpid=$!
-	for ((i = 0; i < 100; i++)); do
-		grep -q "^venue: downstream" "$T/out" 2>/dev/null && break
-		sleep 0.1
+	# stopped once orders flow: on a loaded host the memif link can
+	# take over a second to come up, and a stop before it finds no
+	# link to leave (hedgewire then exits 10: orders refused)
+	for ((i = 0; i < 600; i++)); do
+		grep -q '"type": "U"' "$T/sim.jsonl" 2>/dev/null && break
+		kill -0 "$hwpid" 2>/dev/null || break
+		sleep 0.05
 	done
-	sleep 1
+	sleep 0.5
 	pkill -TERM -f -- "--file-prefix $PREFIX --log-level" || fail "no hedgewire to stop"
 	kill -TERM "$DDPID"
 	wait "$hwpid"
