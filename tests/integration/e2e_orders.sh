@@ -247,6 +247,21 @@ risk-throttle)
 	[ "$(value reject_throttle_total)" -gt 0 ] || fail "no total throttle"
 	;;
 sigterm)
+	# sent_wait FILE...: until an order is in one of the tx_pcap files
+	# (net_pcap writes a burst at a time), at most 30 s, or hedgewire
+	# ($pid) has gone; then 0.2 s more
+	sent_wait() {
+		local i f
+		for ((i = 0; i < 300; i++)); do
+			for f in "$@"; do
+				[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 24 ] &&
+					break 2
+			done
+			kill -0 "$pid" 2>/dev/null || break
+			sleep 0.1
+		done
+		sleep 0.2
+	}
 	# A long replay stopped half way: the summary is printed, the exit
 	# is clean, and the journal holds every order that left.
 	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 32 --instruments 40 \
@@ -264,7 +279,9 @@ sigterm)
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" -- \
 		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
 	pid=$!
-	sleep 1
+	# stopped once orders leave: a loaded host can take over a second
+	# to start (EAL, the two table replicas)
+	sent_wait "$T/out.pcap"
 	kill -TERM "$pid"
 	wait "$pid" || fail "exit status $? after SIGTERM: $(cat "$T/err")"
 	grep -q "stopped on signal" "$T/out" || fail "did not stop on the signal"
@@ -288,7 +305,8 @@ sigterm)
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
 		-c "$T/conf.ini" --set run.workers=2 >"$T/out" 2>"$T/err" &
 	pid=$!
-	sleep 1.5
+	sent_wait "$T/out0.pcap" "$T/out1.pcap"
+	sleep 0.5
 	kill -TERM "$pid"
 	wait "$pid" || fail "2 workers: exit status $? after SIGTERM: $(cat "$T/err") $(grep -i 'agree\|event\|left' "$T/out")"
 	grep -q "^worker 1 agrees with worker 0: yes" "$T/out" ||

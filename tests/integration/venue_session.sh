@@ -301,7 +301,15 @@ tshark)
 	dumpcap -q -i lo -f "tcp port $PORT" -w "$T/session.pcapng" >"$T/dumpcap.out" 2>&1 &
 	dc=$!
 	PIDS+=("$dc")
-	sleep 1
+	# until dumpcap captures (it says so, and has written the file's
+	# header), at most 30 s: a loaded host starts it slowly
+	for ((i = 0; i < 300; i++)); do
+		grep -q "^Capturing on" "$T/dumpcap.out" &&
+			[ -s "$T/session.pcapng" ] && break
+		kill -0 "$dc" 2>/dev/null || fail "dumpcap: $(cat "$T/dumpcap.out")"
+		sleep 0.1
+	done
+	sleep 0.2
 	hw --set replay.pace=rate --set replay.pps=5000
 	sleep 1
 	kill -INT "$dc"; wait "$dc" 2>/dev/null || true
