@@ -350,7 +350,12 @@ table-patch)
 		echo "$reply"
 	}
 	tel /hgw/table | grep -q '"entries": 4096' || { kill "$pid"; fail "telemetry: $(tel /hgw/table)"; }
-	sleep 0.5	# the feed is flowing
+	# the feed is flowing once orders leave (at most 30 s: a loaded
+	# host starts slowly)
+	for _ in $(seq 300); do
+		[ "$(cat "$T"/out*.pcap 2>/dev/null | wc -c)" -gt 48 ] && break
+		sleep 0.1
+	done
 	printf '0 0 0 X 0 0 Y 0 1 1\n' >"$T/bad.txt"
 	before=$(tel /hgw/table/entry,0,0,0)
 	tel "/hgw/table/patch,$T/bad.txt" | grep -q '"error"' || { kill "$pid"; fail "bad patch accepted"; }
@@ -905,7 +910,13 @@ telemetry)
 	[ -S "$sock" ] || fail "no telemetry socket $sock"
 	mode=$(stat -c %A "$sock")
 	case $mode in ?????w????|????????w?) fail "telemetry socket is $mode: others may write";; esac
-	sleep 0.5
+	# queried once orders leave: the commands are registered and the
+	# counters moving (at most 30 s: a loaded host starts slowly)
+	for _ in $(seq 300); do
+		[ "$(cat "$T"/out*.pcap 2>/dev/null | wc -c)" -gt 48 ] && break
+		kill -0 $hw 2>/dev/null || break
+		sleep 0.1
+	done
 	printf '/hgw/stats\n/hgw/workers\n/hgw/latency\n' |
 		dpdk-telemetry.py -f "$PREFIX" >"$T/tel" 2>&1 || fail "dpdk-telemetry.py: $(cat "$T/tel")"
 	kill -0 $hw 2>/dev/null || fail "hedgewire ended before the queries: too fast to test"

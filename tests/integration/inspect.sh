@@ -51,16 +51,17 @@ diff <(untimed "$T/out") <(untimed "$T/live") >"$T/diff" ||
 	--vdev "net_pcap0,rx_pcap=$T/feed.pcap" -- --live \
 	>"$T/live2" 2>"$T/err2" &
 pid=$!
-for _ in $(seq 100); do
-	[ "$(grep -c 'so far$' "$T/err2")" -ge 2 ] && break
+totals="^hgw-inspect: $frames frames, $(truth messages) messages, [0-9]+ drops, $(truth gaps) gaps so far$"
+for _ in $(seq 300); do
+	grep -Eq "$totals" "$T/err2" && break
+	kill -0 "$pid" 2>/dev/null || break
 	sleep 0.1
 done
 kill -INT "$pid"
 rc=0
 wait "$pid" || rc=$?
 expect_eq "exit status after SIGINT" "$rc" 0
-grep -Eq "^hgw-inspect: $frames frames, $(truth messages) messages, [0-9]+ drops, $(truth gaps) gaps so far$" \
-	"$T/err2" || fail "no progress line with the totals: $(cat "$T/err2")"
+grep -Eq "$totals" "$T/err2" || fail "no progress line with the totals: $(cat "$T/err2")"
 diff <(untimed "$T/out") <(untimed "$T/live2") >"$T/diff" ||
 	{ cat "$T/diff"; fail "report after SIGINT differs from the pcap report"; }
 echo "  $(grep -c 'so far$' "$T/err2") progress lines, then the report on SIGINT"

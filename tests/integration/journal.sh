@@ -58,7 +58,7 @@ sent_orders() {
 # wait_orders N: until N orders have left (or hedgewire is gone).
 wait_orders() {
 	local i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		[ "$(sent_orders)" -ge "$1" ] && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.05
@@ -69,7 +69,7 @@ wait_orders() {
 # wait_line PATTERN: until hedgewire's output has it.
 wait_line() {
 	local i
-	for ((i = 0; i < 200; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		grep -q "$1" "$T/out" && return 0
 		sleep 0.05
 	done

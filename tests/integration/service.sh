@@ -345,7 +345,7 @@ exporter)
 	python3 "$SRCDIR/scripts/hgw-exporter" --file-prefix "$PREFIX" \
 		--listen 127.0.0.1:0 >"$T/exporter.out" 2>&1 &
 	PIDS+=("$!")
-	for _ in $(seq 50); do grep -q '^hgw-exporter .*http://' "$T/exporter.out" && break; sleep 0.1; done
+	for _ in $(seq 300); do grep -q '^hgw-exporter .*http://' "$T/exporter.out" && break; sleep 0.1; done
 	url=$(sed -n 's|^hgw-exporter .*\(http://[^ ]*/metrics\).*|\1|p' "$T/exporter.out")
 	[ -n "$url" ] || fail "exporter did not start: $(cat "$T/exporter.out")"
 	# check FILE [STATS-JSON LATENCY-JSON]: parse FILE (an exposition);

@@ -4,6 +4,7 @@ instants, as an operator (or a risk system) would.
 
 usage: tel_driver.py FILE_PREFIX --cmd CMD [--cmd CMD ...] [--seed N]
                      [--gap-ms LO,HI] [--duration S] [--wait S] [--ready FILE]
+                     [--after FILE:TEXT]
        tel_driver.py FILE_PREFIX --stdin [--wait S] [--ready FILE]
 
 Waits (up to --wait seconds) for the DPDK telemetry socket of FILE_PREFIX,
@@ -12,6 +13,10 @@ uniformly in [LO, HI] ms before each, until --duration seconds have passed
 or hedgewire has gone. Prints one line per command: the command and the
 JSON reply. Exits 1 if no command got an event back, or a reply was an
 error other than "not running" (the run ended between two commands).
+
+--after FILE:TEXT holds the commands (and the duration's start) until
+FILE holds TEXT, at most --wait seconds: "once orders reach the venue"
+rather than a guess of how long a loaded host takes to get there.
 
 --ready FILE is created once the interpreter is up, before it looks for
 the socket: a test starts hedgewire after it, so that a slow interpreter
@@ -61,6 +66,7 @@ def main():
     ap.add_argument('--gap-ms', default='2,20')
     ap.add_argument('--duration', type=float, default=5.0)
     ap.add_argument("--wait", type=float, default=30.0)  # a loaded host starts slowly
+    ap.add_argument('--after')
     a = ap.parse_args()
     if not a.cmd and not a.stdin:
         ap.error('--cmd or --stdin')
@@ -90,6 +96,20 @@ def main():
         time.sleep(0.01)
     if a.stdin:
         return interactive(s)
+    if a.after:
+        fn, text = a.after.split(':', 1)
+        after_by = time.monotonic() + a.wait
+        while True:
+            try:
+                with open(fn, encoding='latin-1') as f:
+                    if text in f.read():
+                        break
+            except OSError:
+                pass
+            if time.monotonic() > after_by:
+                print(f'tel_driver: no {text!r} in {fn} within {a.wait:g} s')
+                return 1
+            time.sleep(0.05)
     events = errors = 0
     end = time.monotonic() + a.duration
     i = 0

@@ -203,9 +203,10 @@ downstream-rate)
 downstream-kill)
 	sim_start
 	dd_start
+	# the kill switch 0.5 s after the first order reached the venue
 	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
-		--cmd /hgw/risk/kill,1 --gap-ms 1500,1500 --duration 2 \
-		>"$T/driver.out" 2>&1 &
+		--cmd /hgw/risk/kill,1 --gap-ms 500,500 --duration 1 \
+		--after "$T/sim.jsonl:\"type\": \"U\"" >"$T/driver.out" 2>&1 &
 	PIDS+=($!)
 	hwd --set replay.pps=3000
 	dd_stop

@@ -23,7 +23,11 @@ sim_start() {
 		>"$T/sim.out" 2>&1 &
 	SIMPID=$!
 	PIDS+=("$SIMPID")
-	for ((i = 0; i < 200; i++)); do [ -s "$T/port" ] && break; sleep 0.05; done
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$T/port" ] && break
+		kill -0 "$SIMPID" 2>/dev/null || break
+		sleep 0.05
+	done
 	PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
 }
 
@@ -227,9 +231,10 @@ rate)
 kill)
 	# kill switch mid-run: every order open at the venue is cancelled
 	sim_start
+	# the kill switch 0.5 s after the first order reached the venue
 	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
-		--cmd /hgw/risk/kill,1 --gap-ms 1500,1500 --duration 2 \
-		>"$T/driver.out" 2>&1 &
+		--cmd /hgw/risk/kill,1 --gap-ms 500,500 --duration 1 \
+		--after "$T/sim.jsonl:\"type\": \"U\"" >"$T/driver.out" 2>&1 &
 	PIDS+=($!)
 	hw --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
