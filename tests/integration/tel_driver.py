@@ -16,7 +16,8 @@ error other than "not running" (the run ended between two commands).
 
 --after FILE:TEXT holds the commands (and the duration's start) until
 FILE holds TEXT, at most --wait seconds: "once orders reach the venue"
-rather than a guess of how long a loaded host takes to get there.
+rather than a guess of how long a loaded host takes to get there. FILE
+ends at the first colon (so cannot hold one); not with --stdin.
 
 --ready FILE is created once the interpreter is up, before it looks for
 the socket: a test starts hedgewire after it, so that a slow interpreter
@@ -70,6 +71,8 @@ def main():
     a = ap.parse_args()
     if not a.cmd and not a.stdin:
         ap.error('--cmd or --stdin')
+    if a.after is not None and (a.stdin or ':' not in a.after):
+        ap.error('--after FILE:TEXT, with --cmd')
     if a.ready:
         open(a.ready, 'w').close()
     lo, hi = (float(x) for x in a.gap_ms.split(','))

@@ -212,7 +212,7 @@ downstream-kill)
 	dd_stop
 	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
 	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err")"
-	[ "$(rv "kills sent")" -ge 1 ] || fail "hedgewire sent no kill: $(grep '^venue' "$T/out")"
+	[ "$(rv "kills sent")" -ge 1 ] || fail "hedgewire sent no kill: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
 	[ "$(dv kills)" -ge 1 ] || fail "hgw-dedup took no kill: $(grep '^venue' "$T/dd.out")"
 	cs=$(dv "cancels sent") vc=$(dv "cancelled by the venue after a kill")
 	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/dd.out")"

@@ -160,8 +160,10 @@ replay)
 	# reconnects asking for the next one and the simulator replays; the
 	# operator re-enables trading after the session-lost kill
 	sim_start --drop-after 30 --fill-pct 30
+	# re-enabled 0.5 s after the simulator dropped the connection
 	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
-		--cmd /hgw/risk/kill,0 --gap-ms 1500,1500 --duration 2 \
+		--cmd /hgw/risk/kill,0 --gap-ms 500,500 --duration 1 \
+		--after "$T/sim.jsonl:\"reason\": \"drop-after" \
 		>"$T/driver.out" 2>&1 &
 	PIDS+=($!)
 	hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=3000
@@ -239,7 +241,7 @@ kill)
 	hw --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
-	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out")"
+	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
 	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
 	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
@@ -306,14 +308,16 @@ tshark)
 	dumpcap -q -i lo -f "tcp port $PORT" -w "$T/session.pcapng" >"$T/dumpcap.out" 2>&1 &
 	dc=$!
 	PIDS+=("$dc")
-	# until dumpcap captures (it says so, and has written the file's
-	# header), at most 30 s: a loaded host starts it slowly
+	# until dumpcap captures: it writes the file's header once the
+	# interface is open and filtered, then names the file; at most 30 s
+	# (a loaded host starts it slowly)
 	for ((i = 0; i < 300; i++)); do
-		grep -q "^Capturing on" "$T/dumpcap.out" &&
+		grep -q "^File: " "$T/dumpcap.out" &&
 			[ -s "$T/session.pcapng" ] && break
 		kill -0 "$dc" 2>/dev/null || fail "dumpcap: $(cat "$T/dumpcap.out")"
 		sleep 0.1
 	done
+	[ -s "$T/session.pcapng" ] || fail "dumpcap not capturing after 30 s: $(cat "$T/dumpcap.out")"
 	sleep 0.2
 	hw --set replay.pace=rate --set replay.pps=5000
 	sleep 1
