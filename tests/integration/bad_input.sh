@@ -148,7 +148,7 @@ capture)
 	size=$(stat -c %s "$T/feed.pcap")
 	head -c $((size / 2 + 7)) "$T/feed.pcap" >"$T/cut.pcap"
 	rc=0
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=300 || rc=$?
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/cut.pcap" --set run.idle_timeout_ms=2000 || rc=$?
 	expect_eq "truncated capture: exit status" "$rc" 24
 	grep -q "stopped on idle feed" "$T/out" || fail "did not stop on idle"
 	msgs=$(value messages)
@@ -171,7 +171,7 @@ ts, frac, incl, orig = struct.unpack('<IIII', d[off:off + 16])
 open(sys.argv[2], 'wb').write(d[:off] + struct.pack('<IIII', ts, frac, 70000, 70000) + d[off + 16:])
 PY
 	rc=0
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/long.pcap" --set run.idle_timeout_ms=300 || rc=$?
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/long.pcap" --set run.idle_timeout_ms=2000 || rc=$?
 	expect_eq "caplen 70000: exit status" "$rc" 24
 	grep -q "^capture $T/long.pcap: READ ERROR after frame 5: a record longer than the snapshot length" "$T/out" ||
 		fail "caplen 70000: $(grep -i capture "$T/out")"
@@ -179,7 +179,7 @@ PY
 	# Not Ethernet: refused at start-up in one line
 	python3 -c 'import sys; d = bytearray(open(sys.argv[1], "rb").read()); d[20:24] = (113).to_bytes(4, "little"); open(sys.argv[2], "wb").write(d)' \
 		"$T/feed.pcap" "$T/sll.pcap"
-	if run_hw -l0-1 "net_pcap0,rx_pcap=$T/sll.pcap" --set run.idle_timeout_ms=300; then
+	if run_hw -l0-1 "net_pcap0,rx_pcap=$T/sll.pcap" --set run.idle_timeout_ms=2000; then
 		fail "a LINUX_SLL capture was replayed"
 	fi
 	expect_eq "LINUX_SLL: error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
@@ -193,7 +193,7 @@ PY
 		for (my $o = 100; $o < $ARGV[1]; $o += 397) {
 			seek($f, $o, 0); print $f "\x5a" }' "$T/noise.pcap" "$size"
 	rc=0
-	run_hw -l0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=300 || rc=$?
+	run_hw -l0-1 "net_pcap0,rx_pcap=$T/noise.pcap" --set run.idle_timeout_ms=2000 || rc=$?
 	# a byte landing in a record header can make the file unreadable
 	# from there: then, and only then, the status says so
 	if grep -q "^capture .*: READ ERROR" "$T/out"; then

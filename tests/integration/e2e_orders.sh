@@ -697,7 +697,7 @@ gap-halt)
 	for b in 1 32; do
 		rc=0
 		run_hw -l0-1 "net_pcap0,rx_pcap=$T/two.pcap,tx_pcap=$T/two$b.pcap" \
-			-c "$T/conf.ini" --set run.idle_timeout_ms=200 --set feed.join=baseline \
+			-c "$T/conf.ini" --set run.idle_timeout_ms=2000 --set feed.join=baseline \
 			--set feed.warmup_messages=2000 --set rx.burst=$b || rc=$?
 		expect_eq "two sessions, burst $b: exit status" "$rc" 0
 		grep "joined mid-session" "$T/out" >"$T/joined$b"

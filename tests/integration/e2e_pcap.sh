@@ -102,7 +102,7 @@ fanout-drops)
 	run_hw --lcores=0@0,1@1,2@1,3@0 "net_pcap0,rx_pcap=$T/feed.pcap" \
 		--set rx.mode=fanout --set run.workers=2 --set rx.ring_size=64 \
 		--set book.instruments=64 --set book.orders=65536 \
-		--set run.idle_timeout_ms=500 || rc=$?
+		--set run.idle_timeout_ms=2000 || rc=$?
 	line=$(grep "^fanout lcore" "$T/out")
 	total=$(echo "$line" | sed 's/.*: \([0-9]*\) frames.*/\1/')
 	d0=$(echo "$line" | sed 's/.*worker 0 drops \([0-9]*\).*/\1/')
@@ -130,7 +130,7 @@ integrity)
 	total=$(truth messages)
 	feed_run() {	# feed_run CAPTURE [args]: one worker, feed only
 		local cap=$1; shift
-		run_hw -l0-1 "net_pcap0,rx_pcap=$cap" --set run.idle_timeout_ms=1000 "$@" ||
+		run_hw -l0-1 "net_pcap0,rx_pcap=$cap" --set run.idle_timeout_ms=2000 "$@" ||
 			fail "hedgewire exited $?: $(cat "$T/err")"
 	}
 	drop_count() { awk -v r="$1" '$1 == "drop" && $2 == r { print $3 }' "$T/out"; }
@@ -191,7 +191,7 @@ integrity)
 	# (d) a sanitised capture (zeroed MoldUDP64 headers): every packet
 	# refused as mold_seq_zero, not as a duplicate
 	$EDIT "$T/feed.pcap" "$T/d.pcap" --zero-mold --fix-checksums >/dev/null
-	feed_run "$T/d.pcap" --set run.idle_timeout_ms=500
+	feed_run "$T/d.pcap" --set run.idle_timeout_ms=2000
 	expect_eq "(d) mold_seq_zero" "$(drop_count mold_seq_zero)" "$(truth frames)"
 	expect_eq "(d) mold_duplicate" "$(drop_count mold_duplicate)" ""
 	echo "  (d) sanitised capture: $(drop_count mold_seq_zero) packets refused as mold_seq_zero"
