@@ -34,6 +34,7 @@ static struct {
 	int bye_sent, dedup_left;       /* 'B' sent; 'b' received */
 	/* counters */
 	uint64_t frames, other, seqd, unsent, unsent_unknown, unsent_failed;
+	uint64_t unsent_late;	/* came after the replicas stopped */
 	uint64_t lost, logins, gaps, bad, venue_gaps, tx_retries, dups;
 	uint64_t lost_kills, kills_out;
 } r;
@@ -149,8 +150,10 @@ take_unsent(const uint8_t *b, size_t blen, int close)
 		return;
 	}
 	r.unsent++;
-	if (close)
+	if (close) {
+		r.unsent_late++;	/* journalled only: no replica runs */
 		return;
+	}
 	seq = hgw_vgate_get_be(b + 4, 8);
 	if (hgw_ctl_session_key((const char *)b, &key) != 0) {
 		/* no replica met that session: it decided nothing in it */
@@ -337,13 +340,15 @@ hgw_relay_report(FILE *out)
 	fprintf(out, "venue: relay from hgw-dedup: datagrams %" PRIu64
 		" (other frames %" PRIu64 "), sequenced %" PRIu64 " (last %"
 		PRIu64 "), unsent %" PRIu64 " (session unknown %" PRIu64
-		", not taken %" PRIu64 "), sessions lost %" PRIu64 ", logins %"
+		", not taken %" PRIu64 ", after the stop %" PRIu64
+		"), sessions lost %" PRIu64 ", logins %"
 		PRIu64 "; gaps %" PRIu64 ", bad %" PRIu64 ", venue gaps %"
 		PRIu64 ", repeats dropped %" PRIu64 "; kills sent %" PRIu64
 		" (retries %" PRIu64 "), session-lost kills %" PRIu64
 		"; hgw-dedup left the link: %s\n",
 		r.frames - r.other, r.other, r.seqd, r.venue_seq, r.unsent,
-		r.unsent_unknown, r.unsent_failed, r.lost, r.logins, r.gaps,
+		r.unsent_unknown, r.unsent_failed, r.unsent_late, r.lost,
+		r.logins, r.gaps,
 		r.bad, r.venue_gaps, r.dups,
 		r.kills_out, r.tx_retries, r.lost_kills,
 		r.dedup_left ? "yes" : "no");
