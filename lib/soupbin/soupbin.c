@@ -174,6 +174,17 @@ out_flush(struct hgw_soup *s)
 		s->out_len -= (uint32_t)k;
 		if (s->out_len != 0)
 			s->st.partial_writes++;
+		/* out_pkt: the first packet not wholly written (lose()
+		 * hands back from there; a packet in the socket may have
+		 * reached the venue) */
+		while (s->out_pkt + 2 <= s->out_head) {
+			uint32_t len = 2 + ((uint32_t)s->out[s->out_pkt] << 8 |
+					    s->out[s->out_pkt + 1]);
+
+			if (s->out_pkt + len > s->out_head)
+				break;
+			s->out_pkt += len;
+		}
 	}
 	s->out_head = s->out_pkt = 0;
 	return 0;

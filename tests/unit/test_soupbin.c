@@ -392,6 +392,50 @@ test_output_bounded(void)
 	hgw_soup_fini(&S);
 }
 
+/* A loss after a partial write hands back exactly the orders not wholly
+ * written to the socket: one the venue may have got is never handed back
+ * (its position taken back while it may still trade). */
+static void
+test_loss_after_partial_write(void)
+{
+	struct hgw_soup_cfg c;
+	struct dropped d = { 0 };
+	uint8_t b[64], msg[47];
+	int sv[2], small = 4096;
+	const uint32_t n = 1000;	/* 50 KB of orders, 50 bytes each */
+
+	cfg_default(&c);
+	c.out_bytes = 1 << 16;
+	HGW_CHECK_EQ(hgw_soup_init(&S, &c, 1), 0);
+	S.drop_fn = on_drop;
+	S.drop_arg = &d;
+	HGW_CHECK_EQ(pair(sv), 0);
+	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
+	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
+	hgw_soup_attach(&S, sv[0], 0);
+	HGW_CHECK_EQ(srv_read(sv[1], b, 49), 49);
+	srv_accept_login(sv[1], "S", 1);
+	hgw_soup_poll(&S, 1, NULL, NULL);
+	HGW_CHECK(hgw_soup_up(&S));
+	memset(msg, 'O', sizeof(msg));
+	for (uint32_t i = 0; i < n; i++)
+		HGW_CHECK_EQ(hgw_soup_send(&S, msg, sizeof(msg), 2), 0);
+	/* the server reads what came: the socket then takes part of the
+	 * buffer, in pieces that are no multiple of 50 */
+	while (srv_drain(sv[1], b, sizeof(b)) > 0)
+		;
+	hgw_soup_poll(&S, 3, NULL, NULL);
+	/* the socket took part of the buffer */
+	HGW_CHECK(S.out_head != 0 && S.out_len != 0);
+	close(sv[1]);
+	hgw_soup_poll(&S, 4, NULL, NULL);
+	HGW_CHECK_EQ(S.state, HGW_SOUP_BACKOFF);
+	/* the login request took 49 bytes */
+	HGW_CHECK_EQ(d.n, n - (uint32_t)((S.st.bytes_out - 49) / 50));
+	HGW_CHECK_EQ(d.n, S.st.dropped_out);
+	hgw_soup_fini(&S);
+}
+
 /* connect through TCP; drop; reconnect after the back-off asking for the
  * next number not seen; the replay skips what was already handed over;
  * the back-off doubles; End of Session stops reconnecting */
@@ -642,6 +686,7 @@ main(void)
 	HGW_TEST(test_bad_input);
 	HGW_TEST(test_login_out_of_sequence);
 	HGW_TEST(test_output_bounded);
+	HGW_TEST(test_loss_after_partial_write);
 	HGW_TEST(test_reconnect_replay);
 	HGW_TEST(test_connect_refused);
 	HGW_TEST(test_abort_in_callback);
