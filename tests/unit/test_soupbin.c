@@ -339,21 +339,17 @@ test_login_out_of_sequence(void)
 /* A full output buffer refuses (never grows); at a drop, every packet
  * not wholly written is handed back, and what the server received plus
  * what was handed back is exactly what was accepted. */
+/* A session up over a socketpair with 4 KB socket buffers (partial
+ * writes come soon), its handed-back orders counted in d. */
 static void
-test_output_bounded(void)
+up_small(const struct hgw_soup_cfg *c, struct dropped *d, int sv[2])
 {
-	struct hgw_soup_cfg c;
-	struct dropped d = { 0 };
-	uint8_t b[1 << 16], msg[47];
-	int sv[2], small = 4096;
-	uint32_t accepted = 0, whole = 0;
-	ssize_t k, total = 0;
+	uint8_t b[64];
+	int small = 4096;
 
-	cfg_default(&c);
-	c.out_bytes = 1000;
-	HGW_CHECK_EQ(hgw_soup_init(&S, &c, 1), 0);
+	HGW_CHECK_EQ(hgw_soup_init(&S, c, 1), 0);
 	S.drop_fn = on_drop;
-	S.drop_arg = &d;
+	S.drop_arg = d;
 	HGW_CHECK_EQ(pair(sv), 0);
 	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
 	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
@@ -362,6 +358,21 @@ test_output_bounded(void)
 	srv_accept_login(sv[1], "S", 1);
 	hgw_soup_poll(&S, 1, NULL, NULL);
 	HGW_CHECK(hgw_soup_up(&S));
+}
+
+static void
+test_output_bounded(void)
+{
+	struct hgw_soup_cfg c;
+	struct dropped d = { 0 };
+	uint8_t b[1 << 16], msg[47];
+	int sv[2];
+	uint32_t accepted = 0, whole = 0;
+	ssize_t k, total = 0;
+
+	cfg_default(&c);
+	c.out_bytes = 1000;
+	up_small(&c, &d, sv);
 	memset(msg, 'O', sizeof(msg));
 	for (int i = 0; i < 10000; i++) {
 		msg[1] = (uint8_t)i;
@@ -401,22 +412,12 @@ test_loss_after_partial_write(void)
 	struct hgw_soup_cfg c;
 	struct dropped d = { 0 };
 	uint8_t b[64], msg[47];
-	int sv[2], small = 4096;
+	int sv[2];
 	const uint32_t n = 1000;	/* 50 KB of orders, 50 bytes each */
 
 	cfg_default(&c);
 	c.out_bytes = 1 << 16;
-	HGW_CHECK_EQ(hgw_soup_init(&S, &c, 1), 0);
-	S.drop_fn = on_drop;
-	S.drop_arg = &d;
-	HGW_CHECK_EQ(pair(sv), 0);
-	setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof(small));
-	setsockopt(sv[1], SOL_SOCKET, SO_RCVBUF, &small, sizeof(small));
-	hgw_soup_attach(&S, sv[0], 0);
-	HGW_CHECK_EQ(srv_read(sv[1], b, 49), 49);
-	srv_accept_login(sv[1], "S", 1);
-	hgw_soup_poll(&S, 1, NULL, NULL);
-	HGW_CHECK(hgw_soup_up(&S));
+	up_small(&c, &d, sv);
 	memset(msg, 'O', sizeof(msg));
 	for (uint32_t i = 0; i < n; i++)
 		HGW_CHECK_EQ(hgw_soup_send(&S, msg, sizeof(msg), 2), 0);
