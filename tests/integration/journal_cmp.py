@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """journal_cmp: the order journal against what left the port.
 
-usage: journal_cmp.py --slack N JOURNAL... -- SENT...
+usage: journal_cmp.py --slack N [--skipped K] JOURNAL... -- SENT...
 
 JOURNAL files (in the order they were written) must be clean classic
 pcaps (nanosecond magic, Ethernet) whose records are all 92-byte order
@@ -17,7 +17,10 @@ The journal's records, in order, must be a merge of a prefix of each
 SENT file, byte for byte: every journalled order left, in its queue's
 order, none twice. Orders that left but are not journalled must be the
 last ones of their queue, at most N of them in all (the bursts being
-journalled when the process was killed). Prints one line of counts.
+journalled when the process was killed). With --skipped K, exactly K
+more orders are not journalled, anywhere in their queue: the orders
+hedgewire counted failed because they found a file full. Prints one
+line of counts.
 Python 3 standard library only.
 """
 
@@ -64,33 +67,51 @@ def records(path, strict):
 def main(argv):
     if len(argv) < 4 or argv[0] != '--slack' or '--' not in argv:
         sys.exit(__doc__)
-    slack = int(argv[1])
+    slack, skipped = int(argv[1]), 0
+    argv = argv[2:]
+    if argv[0] == '--skipped':
+        skipped, argv = int(argv[1]), argv[2:]
     sep = argv.index('--')
-    jfiles, sfiles = argv[2:sep], argv[sep + 1:]
+    jfiles, sfiles = argv[:sep], argv[sep + 1:]
     journal = []
     for p in jfiles:
         journal += records(p, True)
     sent = [records(p, False) for p in sfiles]
+    # where each frame is in its queue (frames are unique within one)
+    where = [{fr: k for k, fr in enumerate(s)} for s in sent]
     ptr = [0] * len(sent)
+    gaps = 0
     for i, fr in enumerate(journal):
-        # frames are unique within a queue: at most one queue's next
-        # frame can match, or several equal streams (downstream mode)
-        # whose next frames are the same order: any of them
-        k = next((q for q in range(len(sent))
-                  if ptr[q] < len(sent[q]) and sent[q][ptr[q]] == fr), None)
-        if k is None:
+        # the queue whose next frame it is, or, skipping fewest (at
+        # most what --skipped leaves), a later one; several equal
+        # streams (downstream mode): any of them
+        best = None
+        for q in range(len(sent)):
+            k = where[q].get(fr)
+            if k is not None and k >= ptr[q] and k - ptr[q] <= skipped - gaps \
+                    and (best is None or k - ptr[q] < best[1] - ptr[best[0]]):
+                best = (q, k)
+        if best is None:
             sys.exit('journal_cmp: journal record %d is not the next order of any '
-                     'queue (journal: %d records; sent: %s; matched: %s)'
-                     % (i, len(journal), [len(s) for s in sent], ptr))
-        ptr[k] += 1
+                     'queue (journal: %d records; sent: %s; matched: %s; '
+                     'skipped %d of %d)'
+                     % (i, len(journal), [len(s) for s in sent], ptr, gaps,
+                        skipped))
+        q, k = best
+        gaps += k - ptr[q]
+        ptr[q] = k + 1
     missing = sum(len(s) - p for s, p in zip(sent, ptr))
-    if missing > slack:
+    if gaps + missing < skipped:
+        sys.exit('journal_cmp: %d orders left but are not journalled, %d '
+                 'expected (--skipped)' % (gaps + missing, skipped))
+    if gaps + missing > skipped + slack:
         sys.exit('journal_cmp: %d orders left but are not journalled (at most %d '
                  'allowed): sent %s, journalled %s'
-                 % (missing, slack, [len(s) for s in sent], ptr))
+                 % (gaps + missing, skipped + slack, [len(s) for s in sent], ptr))
     print('journal_cmp: %d orders journalled in %d file(s), %d sent, %d not '
-          'journalled at the end' % (len(journal), len(jfiles),
-                                      sum(len(s) for s in sent), missing))
+          'journalled at the end%s'
+          % (len(journal), len(jfiles), sum(len(s) for s in sent), missing,
+             ', %d skipped' % gaps if skipped else ''))
 
 
 if __name__ == '__main__':
