@@ -63,6 +63,23 @@ events_reference() {
 	done <"$T/ref.txt"
 }
 
+# sent_wait PID FILE...: until an order is in one of the tx_pcap FILEs
+# (net_pcap writes a burst at a time): 0; 1 if hedgewire (PID) ended
+# first or 30 s passed (a loaded host can take seconds to start).
+sent_wait() {
+	local pid=$1 i f
+	shift
+	for ((i = 0; i < 300; i++)); do
+		for f in "$@"; do
+			[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 24 ] &&
+				return 0
+		done
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
 # positions_kept LABEL MAX: after a hedged_run with events, no position of
 # the orders that left (${sent[@]}) ever passed MAX; the orders that left
 # before a kill are the earliest of those decided before it, and its
@@ -247,21 +264,6 @@ risk-throttle)
 	[ "$(value reject_throttle_total)" -gt 0 ] || fail "no total throttle"
 	;;
 sigterm)
-	# sent_wait FILE...: until an order is in one of the tx_pcap files
-	# (net_pcap writes a burst at a time), at most 30 s, or hedgewire
-	# ($pid) has gone; then 0.2 s more
-	sent_wait() {
-		local i f
-		for ((i = 0; i < 300; i++)); do
-			for f in "$@"; do
-				[ "$(stat -c %s "$f" 2>/dev/null || echo 0)" -gt 24 ] &&
-					break 2
-			done
-			kill -0 "$pid" 2>/dev/null || break
-			sleep 0.1
-		done
-		sleep 0.2
-	}
 	# A long replay stopped half way: the summary is printed, the exit
 	# is clean, and the journal holds every order that left.
 	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 32 --instruments 40 \
@@ -281,7 +283,8 @@ sigterm)
 	pid=$!
 	# stopped once orders leave: a loaded host can take over a second
 	# to start (EAL, the two table replicas)
-	sent_wait "$T/out.pcap"
+	sent_wait "$pid" "$T/out.pcap" || true
+	sleep 0.2
 	kill -TERM "$pid" 2>/dev/null || true	# gone: wait says how
 	wait "$pid" || fail "exit status $? after SIGTERM: $(cat "$T/err")"
 	grep -q "stopped on signal" "$T/out" || fail "did not stop on the signal"
@@ -306,8 +309,8 @@ sigterm)
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
 		-c "$T/conf.ini" --set run.workers=2 >"$T/out" 2>"$T/err" &
 	pid=$!
-	sent_wait "$T/out0.pcap" "$T/out1.pcap"
-	sleep 0.5
+	sent_wait "$pid" "$T/out0.pcap" "$T/out1.pcap" || true
+	sleep 0.7
 	kill -TERM "$pid" 2>/dev/null || true
 	wait "$pid" || fail "2 workers: exit status $? after SIGTERM: $(cat "$T/err") $(grep -i 'agree\|event\|left' "$T/out")"
 	grep -q "^worker 1 agrees with worker 0: yes" "$T/out" ||
@@ -353,11 +356,8 @@ table-patch)
 	tel /hgw/table | grep -q '"entries": 4096' || { kill "$pid"; fail "telemetry: $(tel /hgw/table)"; }
 	# the feed is flowing once orders leave (at most 30 s: a loaded
 	# host starts slowly)
-	for _ in $(seq 300); do
-		[ "$(cat "$T"/out*.pcap 2>/dev/null | wc -c)" -gt 48 ] && break
+	sent_wait "$pid" "$T/out0.pcap" "$T/out1.pcap" ||
 		kill -0 "$pid" 2>/dev/null || fail "hedgewire ended: $(cat "$T/err")"
-		sleep 0.1
-	done
 	printf '0 0 0 X 0 0 Y 0 1 1\n' >"$T/bad.txt"
 	before=$(tel /hgw/table/entry,0,0,0)
 	tel "/hgw/table/patch,$T/bad.txt" | grep -q '"error"' || { kill "$pid"; fail "bad patch accepted"; }
@@ -914,11 +914,7 @@ telemetry)
 	case $mode in ?????w????|????????w?) fail "telemetry socket is $mode: others may write";; esac
 	# queried once orders leave: the commands are registered and the
 	# counters moving (at most 30 s: a loaded host starts slowly)
-	for _ in $(seq 300); do
-		[ "$(cat "$T"/out*.pcap 2>/dev/null | wc -c)" -gt 48 ] && break
-		kill -0 $hw 2>/dev/null || break
-		sleep 0.1
-	done
+	sent_wait $hw "$T/out0.pcap" "$T/out1.pcap" || true
 	printf '/hgw/stats\n/hgw/workers\n/hgw/latency\n' |
 		dpdk-telemetry.py -f "$PREFIX" >"$T/tel" 2>&1 || fail "dpdk-telemetry.py: $(cat "$T/tel")"
 	kill -0 $hw 2>/dev/null || fail "hedgewire ended before the queries: too fast to test"
