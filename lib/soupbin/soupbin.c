@@ -59,6 +59,12 @@ put_be16(uint8_t *b, uint16_t v)
 	b[1] = (uint8_t)v;
 }
 
+static uint32_t
+get_be16(const uint8_t *b)
+{
+	return (uint32_t)b[0] << 8 | b[1];
+}
+
 size_t
 hgw_soup_login_request(uint8_t *buf, const char username[6],
 		       const char password[10], const char session[10],
@@ -178,8 +184,7 @@ out_flush(struct hgw_soup *s)
 		 * hands back from there; a packet in the socket may have
 		 * reached the venue) */
 		while (s->out_pkt + 2 <= s->out_head) {
-			uint32_t len = 2 + ((uint32_t)s->out[s->out_pkt] << 8 |
-					    s->out[s->out_pkt + 1]);
+			uint32_t len = 2 + get_be16(s->out + s->out_pkt);
 
 			if (s->out_pkt + len > s->out_head)
 				break;
@@ -225,7 +230,7 @@ lose(struct hgw_soup *s, enum hgw_soup_loss why, uint64_t now_ns)
 		why = HGW_SOUP_LOSS_STOP;       /* the end of a logout */
 	/* packets not wholly written: from the one a partial write cut */
 	while (p + 3 <= end) {
-		uint32_t len = 2 + ((uint32_t)s->out[p] << 8 | s->out[p + 1]);
+		uint32_t len = 2 + get_be16(s->out + p);
 
 		if (p + len > end)
 			break;
@@ -473,7 +478,7 @@ do_read(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn, void *arg)
 		return 0;
 	}
 	while (s->fd == fd && off + 2 <= s->in_len) {
-		uint32_t n = (uint32_t)s->in[off] << 8 | s->in[off + 1];
+		uint32_t n = get_be16(s->in + off);
 
 		if (n == 0 || n > HGW_SOUP_MAX_PACKET) {
 			s->st.malformed++;
