@@ -11,13 +11,15 @@
  * Senders (any worker in claim mode, the TX lcore in tx-lcore mode, every
  * worker in downstream and none) share one file: a burst of n orders
  * reserves n records with one fetch_add on pos, and each record is
- * committed by storing its len field last (release). The control plane
- * creates each file at its full size (posix_fallocate: no block is
- * allocated by a sender's store, so a full disk cannot SIGBUS it), keeps
- * the pages just ahead of the senders mapped writable (no page fault on
- * the sender), moves the senders on to a file it prepared before the
- * current one is full, and truncates each file after its last record
- * once its senders are done with it. Files are never overwritten: a path
+ * committed by storing its len field last (release). The journal's file
+ * thread creates each file at its full size (posix_fallocate: no block
+ * is allocated by a sender's store, so a full disk cannot SIGBUS it)
+ * as soon as the last one prepared was taken, keeps the pages just
+ * ahead of the senders mapped writable (no page fault on the sender),
+ * and truncates each file after its last record once its senders are
+ * done with it. The control lcore only moves the senders on to the
+ * prepared file, so it never waits for the disk. Files are never
+ * overwritten: a path
  * that exists makes the next name (orders.pcap, orders.1.pcap, ...).
  */
 #ifndef HGW_APP_JOURNAL_H
@@ -82,11 +84,14 @@ static inline uint32_t
 hgw_journal_put(struct hgw_journal_tx *jt, struct rte_mbuf *const *m,
 		uint32_t n, uint64_t tsc)
 {
-	uint64_t p = atomic_fetch_add_explicit(&jt->pos, n,
-					       memory_order_acquire);
-	uint64_t slot = p & HGW_JOURNAL_SLOT_MASK, cap = jt->cap;
+	uint64_t p, slot, cap = jt->cap;
 	uint32_t fit;
 
+	/* nothing sent (tx_burst took none): base[] not read either */
+	if (unlikely(n == 0))
+		return 0;
+	p = atomic_fetch_add_explicit(&jt->pos, n, memory_order_acquire);
+	slot = p & HGW_JOURNAL_SLOT_MASK;
 	if (unlikely(slot >= cap))
 		return n;
 	fit = slot + n <= cap ? n : (uint32_t)(cap - slot);
@@ -125,19 +130,23 @@ struct hgw_journal *hgw_journal_open(const char *path, uint64_t cap,
 /* What the senders are given. */
 struct hgw_journal_tx *hgw_journal_tx(struct hgw_journal *j);
 
-/* Control plane, every millisecond: keep the pages ahead of the senders
- * mapped, prepare the next file, move the senders on to it, close the
- * last one once its senders are done. Returns 1 when something failed
- * this time (one line in err: a file that could not be created or
- * allocated, orders that found the file full), else 0. */
+/* Control lcore, every millisecond: move the senders on to the prepared
+ * file at three quarters, hand the file they left to the journal's file
+ * thread once they are done with it. No system call but the "opened"
+ * line: the file thread (started by hgw_journal_open) prepares, closes
+ * and maps the files. Returns 1 when something failed (one line in err
+ * a call: a file that could not be created, allocated or cut, orders
+ * that found the file full), else 0. */
 int hgw_journal_poll(struct hgw_journal *j, char *err, size_t errlen);
 
-/* SIGHUP (control plane): the next poll closes the current file and
- * opens a new one at the configured path (or the next free name). */
+/* SIGHUP (control lcore): the senders move on to a file prepared after
+ * this call, at the configured path (or the next free name); the
+ * current one is closed. */
 void hgw_journal_reopen(struct hgw_journal *j);
 
-/* After the senders stopped: finish every file (truncated after its
- * last record). Returns 1 when that failed (err), else 0. */
+/* After the senders stopped: stop the file thread, finish every file
+ * (truncated after its last record). Returns 1 when something failed
+ * (the last line in err, any earlier ones to stderr), else 0. */
 int hgw_journal_finish(struct hgw_journal *j, char *err, size_t errlen);
 
 /* Orders in the journal's files, and orders sent but not in them. */
