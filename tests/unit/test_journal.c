@@ -160,6 +160,21 @@ records(const char *name)
 	return (uint32_t)((st.st_size - HGW_JOURNAL_FILE_HDR) / HGW_JOURNAL_REC);
 }
 
+/* A journal at orders.pcap in an empty directory, CAP orders a file. */
+static struct hgw_journal *
+start(void)
+{
+	char err[PATH_MAX + 256];
+	struct hgw_journal *j;
+
+	fresh();
+	j = hgw_journal_open(path("orders.pcap"), CAP, err, sizeof(err));
+	if (j == NULL)
+		printf("# %s\n", err);
+	HGW_CHECK(j != NULL);
+	return j;
+}
+
 /* Files of CAP orders: the senders move on at three quarters, never to a
  * full file; every file but the last holds 768..1024 orders; the files
  * in order hold 0..N-1 once, in order. */
@@ -173,9 +188,7 @@ roll(void)
 	unsigned int nf;
 	struct hgw_journal *j;
 
-	fresh();
-	j = hgw_journal_open(path("orders.pcap"), CAP, err, sizeof(err));
-	HGW_CHECK(j != NULL);
+	j = start();
 	if (j == NULL)
 		return;
 	while (seq < total) {
@@ -220,96 +233,73 @@ roll(void)
 		printf("# said: %s", said);
 }
 
-/* SIGHUP without a rename (systemctl reload) while the next file is
- * prepared: the senders move on to the next name, orders.1.pcap, and the
- * names stay in time order. */
+/* A SIGHUP once the current file holds 600 orders, with logrotate's
+ * rename (to rotated.pcap) before the file thread makes the next file
+ * (RENAME_BEFORE), after it made it (RENAME_AFTER), or none. The next
+ * file, prepared, appears at the name prepared; after the SIGHUP the
+ * senders are on now (10 orders), first holds the 600, and no file
+ * named absent is left. */
+enum { RENAME_NONE, RENAME_AFTER, RENAME_BEFORE };
+
 static void
-reload_prepared(void)
+sighup(int rename_at, const char *prepared, const char *first,
+       const char *now, const char *absent)
 {
-	char err[PATH_MAX + 256];
+	char err[PATH_MAX + 256], want[64];
 	struct hgw_journal *j;
 
-	fresh();
-	j = hgw_journal_open(path("orders.pcap"), CAP, err, sizeof(err));
-	HGW_CHECK(j != NULL);
+	j = start();
 	if (j == NULL)
 		return;
-	put(j, 600);    /* past half: orders.1.pcap is prepared */
-	HGW_CHECK(poll_exists(j, "orders.1.pcap") == 0);
+	if (rename_at == RENAME_BEFORE)
+		HGW_CHECK(rename(path("orders.pcap"), path("rotated.pcap")) == 0);
+	put(j, 600);    /* past half: the next file is made */
+	HGW_CHECK(poll_exists(j, prepared) == 0);
+	if (rename_at == RENAME_AFTER)
+		HGW_CHECK(rename(path("orders.pcap"), path("rotated.pcap")) == 0);
 	hgw_journal_reopen(j);
 	HGW_CHECK(poll_files(j, 2) == 0);
 	put(j, 10);
 	HGW_CHECK(hgw_journal_finish(j, err, sizeof(err)) == 0);
-	HGW_CHECK(strcmp(hgw_journal_names(j), path("orders.pcap")) != 0);
-	HGW_CHECK(strstr(hgw_journal_names(j), "/orders.1.pcap (2 files)") != NULL);
-	if (strstr(hgw_journal_names(j), "/orders.1.pcap (2 files)") == NULL)
+	snprintf(want, sizeof(want), "/%s (2 files)", now);
+	HGW_CHECK(strstr(hgw_journal_names(j), want) != NULL);
+	if (strstr(hgw_journal_names(j), want) == NULL)
 		printf("# files: %s\n", hgw_journal_names(j));
-	HGW_CHECK_EQ(records("orders.pcap"), 600);
-	HGW_CHECK_EQ(records("orders.1.pcap"), 10);
-	HGW_CHECK(!exists("orders.2.pcap"));
+	HGW_CHECK_EQ(records(first), 600);
+	HGW_CHECK_EQ(records(now), 10);
+	HGW_CHECK(!exists(absent));
 	HGW_CHECK(said[0] == '\0');
 	hgw_journal_free(j);
 }
 
-/* logrotate with the next file prepared (at orders.1.pcap: orders.pcap
- * was taken then): after the rename and SIGHUP the senders move on to a
- * new file at the configured path, and the prepared one is removed. */
+/* systemctl reload while the next file is prepared: the senders move on
+ * to the next name, and the names stay in time order (the prepared one
+ * is removed before the new one is made, not after). */
+static void
+reload_prepared(void)
+{
+	sighup(RENAME_NONE, "orders.1.pcap", "orders.pcap", "orders.1.pcap",
+	       "orders.2.pcap");
+}
+
+/* logrotate with the next file prepared at orders.1.pcap (orders.pcap
+ * was taken then): the senders move on to the configured path. */
 static void
 rotate_prepared(void)
 {
-	char err[PATH_MAX + 256];
-	struct hgw_journal *j;
-
-	fresh();
-	j = hgw_journal_open(path("orders.pcap"), CAP, err, sizeof(err));
-	HGW_CHECK(j != NULL);
-	if (j == NULL)
-		return;
-	put(j, 600);
-	HGW_CHECK(poll_exists(j, "orders.1.pcap") == 0);
-	HGW_CHECK(rename(path("orders.pcap"), path("rotated.pcap")) == 0);
-	hgw_journal_reopen(j);
-	HGW_CHECK(poll_files(j, 2) == 0);
-	put(j, 10);
-	HGW_CHECK(hgw_journal_finish(j, err, sizeof(err)) == 0);
-	HGW_CHECK(strstr(hgw_journal_names(j), "/orders.pcap (2 files)") != NULL);
-	if (strstr(hgw_journal_names(j), "/orders.pcap (2 files)") == NULL)
-		printf("# files: %s\n", hgw_journal_names(j));
-	HGW_CHECK_EQ(records("rotated.pcap"), 600);
-	HGW_CHECK_EQ(records("orders.pcap"), 10);
-	HGW_CHECK(!exists("orders.1.pcap"));
-	hgw_journal_free(j);
+	sighup(RENAME_AFTER, "orders.1.pcap", "rotated.pcap", "orders.pcap",
+	       "orders.1.pcap");
 }
 
-/* logrotate's rename lands before the file thread makes the next file,
- * and the SIGHUP after it: that file took the configured path before the
- * SIGHUP was counted; it is replaced, and the senders move on to a file
- * at the configured path (not orders.1.pcap, leaving no file there). */
+/* logrotate's rename lands before the file thread makes the next file
+ * and the SIGHUP after it: that file took the configured path before
+ * the SIGHUP was counted; it is replaced, and the senders end on the
+ * configured path (not orders.1.pcap, with no file left there). */
 static void
 rotate_race(void)
 {
-	char err[PATH_MAX + 256];
-	struct hgw_journal *j;
-
-	fresh();
-	j = hgw_journal_open(path("orders.pcap"), CAP, err, sizeof(err));
-	HGW_CHECK(j != NULL);
-	if (j == NULL)
-		return;
-	HGW_CHECK(rename(path("orders.pcap"), path("rotated.pcap")) == 0);
-	put(j, 600);    /* past half: the next file made at orders.pcap */
-	HGW_CHECK(poll_exists(j, "orders.pcap") == 0);
-	hgw_journal_reopen(j);
-	HGW_CHECK(poll_files(j, 2) == 0);
-	put(j, 10);
-	HGW_CHECK(hgw_journal_finish(j, err, sizeof(err)) == 0);
-	HGW_CHECK(strstr(hgw_journal_names(j), "/orders.pcap (2 files)") != NULL);
-	if (strstr(hgw_journal_names(j), "/orders.pcap (2 files)") == NULL)
-		printf("# files: %s\n", hgw_journal_names(j));
-	HGW_CHECK_EQ(records("rotated.pcap"), 600);
-	HGW_CHECK_EQ(records("orders.pcap"), 10);
-	HGW_CHECK(!exists("orders.1.pcap"));
-	hgw_journal_free(j);
+	sighup(RENAME_BEFORE, "orders.pcap", "rotated.pcap", "orders.pcap",
+	       "orders.1.pcap");
 }
 
 /* The next file cannot be allocated (past RLIMIT_FSIZE) and the current
@@ -322,9 +312,7 @@ error_and_full(void)
 	struct hgw_journal *j;
 	uint32_t lost;
 
-	fresh();
-	j = hgw_journal_open(path("orders.pcap"), CAP, err, sizeof(err));
-	HGW_CHECK(j != NULL);
+	j = start();
 	if (j == NULL)
 		return;
 	getrlimit(RLIMIT_FSIZE, &old);
