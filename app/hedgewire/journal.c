@@ -528,9 +528,7 @@ hgw_journal_open(const char *path, uint64_t cap, char *err, size_t errlen)
 				   journal_files, j) != 0) {
 		snprintf(err, errlen, "[order] journal = %s: cannot start its "
 			 "file thread", path);
-		unlink(j->cur.name);
-		munmap(j->cur.map, j->cur.bytes);
-		close(j->cur.fd);
+		jfile_discard(&j->cur);	/* nothing in it yet */
 		hgw_journal_free(j);
 		return NULL;
 	}
@@ -555,10 +553,26 @@ hgw_journal_reopen(struct hgw_journal *j)
 	j->hup_due = 1;
 }
 
+/* Control lcore: lines the said ring had no room for, counted: 1 and
+ * one line in err (the count taken), or 0. */
+static int
+journal_unsaid(struct hgw_journal *j, char *err, size_t errlen)
+{
+	/* relaxed: a count */
+	uint64_t n = atomic_exchange_explicit(&j->unsaid, 0,
+					      memory_order_relaxed);
+
+	if (n == 0)
+		return 0;
+	snprintf(err, errlen, "journal: %" PRIu64 " more errors of its file "
+		 "thread not shown (too many at once)", n);
+	return 1;
+}
+
 int
 hgw_journal_poll(struct hgw_journal *j, char *err, size_t errlen)
 {
-	uint64_t p, reserved, unsaid;
+	uint64_t p, reserved;
 	char *line;
 	int bad = 0;
 
@@ -600,12 +614,8 @@ hgw_journal_poll(struct hgw_journal *j, char *err, size_t errlen)
 	if (bad)
 		return 1;
 	/* the file thread's lines, one a call, when there is no other */
-	unsaid = atomic_exchange_explicit(&j->unsaid, 0, memory_order_relaxed);
-	if (unsaid != 0) {
-		snprintf(err, errlen, "journal: %" PRIu64 " more errors of its "
-			 "file thread not shown (too many at once)", unsaid);
+	if (journal_unsaid(j, err, errlen))
 		return 1;
-	}
 	if (rte_ring_sc_dequeue(j->said, (void **)&line) == 0) {
 		snprintf(err, errlen, "%s", line);
 		free(line);
@@ -638,12 +648,8 @@ hgw_journal_finish(struct hgw_journal *j, char *err, size_t errlen)
 		finish_say(err, errlen, line, &bad);
 		free(line);
 	}
-	if (atomic_load_explicit(&j->unsaid, memory_order_relaxed) != 0) {
-		snprintf(why, sizeof(why), "journal: %" PRIu64 " more errors of "
-			 "its file thread not shown (too many at once)",
-			 atomic_load_explicit(&j->unsaid, memory_order_relaxed));
+	if (journal_unsaid(j, why, sizeof(why)))
 		finish_say(err, errlen, why, &bad);
-	}
 	while (rte_ring_sc_dequeue(j->closing, (void **)&f) == 0)
 		if (jfile_close(j, f, why, sizeof(why)))
 			finish_say(err, errlen, why, &bad);
