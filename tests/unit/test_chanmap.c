@@ -8,6 +8,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -543,11 +544,23 @@ test_verify_catches_bad_layout(void)
 	base[1] = (const void *)(uintptr_t)(VA0 + B(27) + 256);
 	HGW_CHECK_EQ(hgw_chanmap_verify(&m, 2, base, 4096, 128, 1ull << 30,
 		     fake_va2pa, &mmu, 0, &rep), 0);
-	/* copy 1 = (entry e+2's address) ^ bit 27: the low bits differ by
-	 * an addition with carries, so whether the copies collide varies
-	 * from entry to entry; all entries are checked */
+	/* Both replicas lie in fake page 0 (4096 * 128 B + 2^27 + 256 <
+	 * 1 GiB): their PAs are P + x and P + (x + 256) ^ 2^27 with one P,
+	 * x = e * 128 + l * 64 < 2^19, and P's bits (30 and up) apart from
+	 * x's, so the copies' channels differ by
+	 * delta(2^27) ^ delta(x ^ (x + 256)) = 3 ^ delta(x ^ (x + 256)).
+	 * x ^ (x + 256) is bits 8..j, j the lowest 0 bit of x from bit 8 up;
+	 * over mask 0's {8, 12} its parity is 1 for j in 8..11, over mask 1's
+	 * {9, 13} 1 for j in 9..12: the copies collide (delta 3) for j in
+	 * 9..11, i.e. bit 8 of x set and bits 9..11 not all set: 7 of the 16
+	 * values of (x >> 8) & 15 = (e >> 1) & 15 (the same for both lines
+	 * of an entry). Each of the 16 values is taken by 4096 / 16 entries:
+	 * 7 * 256 = 1792 collide, the first of them entry 2 ((2 >> 1) = 1). */
 	HGW_CHECK_EQ(rep.checked, 4096);
-	HGW_CHECK(rep.violations > 0 && rep.violations < 4096);
+	HGW_CHECK_EQ(rep.violations, 7 * 256);
+	HGW_CHECK_EQ(rep.first[0].entry, 2);
+	HGW_CHECK_EQ(rep.first[0].r1, 0);
+	HGW_CHECK_EQ(rep.first[0].r2, 1);
 
 	/* (d) a correct layout whose bits lie above a 2 MiB page: with pages
 	 * in random frame order the premise fails and verify says so */
@@ -557,8 +570,26 @@ test_verify_catches_bad_layout(void)
 	base[1] = (const void *)(uintptr_t)(VA0 + B(27));
 	HGW_CHECK_EQ(hgw_chanmap_verify(&m, 2, base, NENT, ESZ, 2ull << 20,
 		     fake_va2pa, &mmu, 0, &rep), 0);
-	HGW_CHECK_EQ(rep.result, HGW_CHANMAP_VIOLATED);
-	HGW_CHECK(rep.violations > 0 && rep.violations < NENT);
+	/* Replica 0 is VA pages 0..31, replica 1 pages 64..95 (2^27 / 2 MiB
+	 * = 64 pages on). Entry e of page i has PAs base + perm[i] * 2 MiB + o
+	 * and base + perm[64 + i] * 2 MiB + o, the same o: they differ by
+	 * (perm[i] ^ perm[64 + i]) << 21, whose channel bits are those of
+	 * PA bits 27 (masks 0 and 1) and 28 (mask 1), i.e. of bits 6 and 7
+	 * of the frame numbers (bits 21..26 and 29 are in no mask). Every
+	 * entry of page i collides when those two bits agree, none when
+	 * not: 2 MiB / 64 B entries per such page. */
+	{
+		uint64_t same = 0;
+
+		for (uint32_t i = 0; i < SPAN >> 21; i++)
+			same += (((mmu.perm[i] ^ mmu.perm[64 + i]) >> 6) & 3) == 0;
+		printf("# 2 MiB pages shuffled: %" PRIu64 " of %" PRIu64
+		       " page pairs collide\n", same, SPAN >> 21);
+		/* the permutation (seeded) gives both kinds of pages */
+		HGW_CHECK(same > 0 && same < SPAN >> 21);
+		HGW_CHECK_EQ(rep.result, HGW_CHANMAP_VIOLATED);
+		HGW_CHECK_EQ(rep.violations, same * ((2ull << 20) / ESZ));
+	}
 	HGW_CHECK_EQ(rep.translations, 2 * (SPAN >> 21));
 	printf("# 2 MiB pages shuffled: %s\n",
 	       hgw_chanmap_report_line(&rep, line, sizeof(line)));
