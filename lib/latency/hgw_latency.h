@@ -48,7 +48,10 @@ struct hgw_hist {
 	uint64_t count;
 	uint64_t min;          /* UINT64_MAX while empty */
 	uint64_t max;
-	uint64_t sum;
+	/* Of every value recorded, exact: count's 2^64 - 1 values of up to
+	 * 2^64 - 1 each sum below 2^128, so it cannot wrap (64 bits could,
+	 * after two values beyond the top bucket). */
+	unsigned __int128 sum;
 	uint32_t sub_bits;     /* precision: relative error < 2^-sub_bits */
 	uint64_t b[HGW_HIST_MAX_BUCKETS];	/* hgw_hist_nbuckets(h) used */
 };

@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <stddef.h>
@@ -148,7 +149,7 @@ test_init_precision(void)
 		HGW_CHECK_EQ(h.count, 0);
 		HGW_CHECK_EQ(h.min, UINT64_MAX);
 		HGW_CHECK_EQ(h.max, 0);
-		HGW_CHECK_EQ(h.sum, 0);
+		HGW_CHECK(h.sum == 0);
 		HGW_CHECK_EQ(h.b[hgw_hist_bucket(&u, 12345)], 0);
 		HGW_CHECK_EQ(hgw_hist_percentile(&h, 50), 0);
 	}
@@ -209,7 +210,7 @@ test_tail_and_merge(void)
 	HGW_CHECK(hgw_hist_percentile(&h, 99.95) >=
 		  1000000 * (1 - 1.0 / (1u << HGW_HIST_SUB_BITS)));
 	HGW_CHECK_EQ(hgw_hist_percentile(&h, 100), 1000000);
-	HGW_CHECK_EQ(h.sum, 999 * 100 + 1000000);
+	HGW_CHECK(h.sum == 999 * 100 + 1000000);
 }
 
 /* hh holds vals[0..n) (sorted here) and was asked for precision bits.
@@ -319,7 +320,7 @@ check_same(const struct hgw_hist *a, const struct hgw_hist *b)
 	HGW_CHECK_EQ(a->count, b->count);
 	HGW_CHECK_EQ(a->min, b->min);
 	HGW_CHECK_EQ(a->max, b->max);
-	HGW_CHECK_EQ(a->sum, b->sum);
+	HGW_CHECK(a->sum == b->sum);	/* all 128 bits */
 }
 
 /* Values spread at random over three histograms (a fourth stays empty),
@@ -769,29 +770,6 @@ test_write_errors(void)
 	}
 }
 
-/* FNV-1a, 64 bits, of len bytes; of a value's 8 bytes, low first. */
-static uint64_t
-fnv(uint64_t x, const void *p, size_t len)
-{
-	for (size_t i = 0; i < len; i++) {
-		x ^= ((const unsigned char *)p)[i];
-		x *= 0x100000001b3ull;
-	}
-	return x;
-}
-
-static uint64_t
-fnv_u64(uint64_t x, uint64_t v)
-{
-	for (int i = 0; i < 8; i++) {
-		x ^= (v >> (8 * i)) & 0xff;
-		x *= 0x100000001b3ull;
-	}
-	return x;
-}
-
-#define FNV0 0xcbf29ce484222325ull
-
 /* splitmix64, its own stream: the values below do not depend on the
  * tests run before. */
 static uint64_t
@@ -804,88 +782,232 @@ splitmix(uint64_t *st)
 	return z ^ (z >> 31);
 }
 
-/* At the default precision, what the histogram was before its precision
- * became a choice, bit for bit: the numbers below were printed by that
- * code (fixed 6 bits, 2240 buckets) for the same inputs. Bucket and
- * range of chosen values, every bucket's range, the buckets of and
- * percentiles over 99991 values spread over every power of two (and a
- * few above the top bucket), and the CSV and JSON written of them (the
- * JSON without its new precision members). */
-static void
-test_regression_6bit(void)
+/* The buckets of precision s as hgw_latency.h describes them, listed by
+ * their lowest values in increasing order: 0 .. 2^s - 1 one value each,
+ * then every power of two 2^p (p = s .. HGW_HIST_MAX_BITS - 1) cut into
+ * 2^s parts of 2^(p - s) values, the last part reaching UINT64_MAX.
+ * Returns the number of buckets. */
+static uint64_t ref_low[HGW_HIST_MAX_BUCKETS];
+
+static uint32_t
+ref_buckets(uint32_t s)
 {
-	static const struct { uint64_t v, low, high; uint32_t b; } want[] = {
-		{ 0, 0, 0, 0 }, { 1, 1, 1, 1 }, { 63, 63, 63, 63 },
-		{ 64, 64, 64, 64 }, { 65, 65, 65, 65 }, { 127, 127, 127, 127 },
-		{ 128, 128, 129, 128 }, { 129, 128, 129, 128 },
-		{ 130, 130, 131, 129 }, { 255, 254, 255, 191 },
-		{ 256, 256, 259, 192 }, { 1000, 1000, 1007, 317 },
-		{ 4095, 4064, 4095, 447 }, { 4096, 4096, 4159, 448 },
-		{ 65537, 65536, 66559, 704 }, { 1000000, 999424, 1007615, 954 },
-		{ 123456789, 122683392, 123731967, 1397 },
-		{ (1ull << 40) - 1, 1090921693184u, UINT64_MAX, 2239 },
-		{ 1ull << 40, 1090921693184u, UINT64_MAX, 2239 },
-		{ UINT64_MAX, 1090921693184u, UINT64_MAX, 2239 },
-	};
-	static const struct { double p; uint64_t v; } pct[] = {
-		{ 0.001, 0 }, { 1, 0 }, { 10, 4 }, { 25, 339 }, { 33.3333, 3583 },
-		{ 50, 413695 }, { 66.6667, 46137343 }, { 75, 486539263 },
-		{ 90, 34896609279u }, { 99, 678604832767u },
-		{ 99.9, 18429625246942109534u }, { 99.99, 18429625246942109534u },
-		{ 99.999, 18429625246942109534u }, { 100, 18429625246942109534u },
-	};
-	static const char prec[] =
-		"\"precision_bits\": 6, \"relative_error\": 0.015625, ";
-	uint64_t x = FNV0, st = 42;
-	char *at;
+	uint32_t n = 0;
+
+	for (uint64_t v = 0; v < 1ull << s; v++)
+		ref_low[n++] = v;
+	for (uint32_t p = s; p < HGW_HIST_MAX_BITS; p++)
+		for (uint64_t k = 0; k < 1ull << s; k++)
+			ref_low[n++] = (1ull << p) + (k << (p - s));
+	return n;
+}
+
+/* The bucket holding v among the n listed: the last whose lowest value
+ * is at most v (a binary search, not the library's arithmetic). */
+static uint32_t
+ref_bucket(uint32_t n, uint64_t v)
+{
+	uint32_t lo = 0, hi = n - 1;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo + 1) / 2;
+
+		if (ref_low[mid] <= v)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+static uint64_t
+ref_high(uint32_t n, uint32_t b)
+{
+	return b + 1 < n ? ref_low[b + 1] - 1 : UINT64_MAX;
+}
+
+static uint64_t ref_count[HGW_HIST_MAX_BUCKETS];
+static char want_text[1 << 20];
+
+/* Appends to want_text at *at (snprintf, bounded). */
+static void __attribute__((format(printf, 2, 3)))
+put_want(size_t *at, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (*at < sizeof(want_text))
+		*at += (size_t)vsnprintf(want_text + *at,
+					 sizeof(want_text) - *at, fmt, ap);
+	va_end(ap);
+}
+
+/* Every precision's buckets against the list above; then, at the default
+ * precision, 99991 values spread over every power of two (one in a
+ * thousand any 64-bit value, most of those beyond the top bucket): each
+ * value's bucket, the bucket counts, count, min, max, the exact sum,
+ * percentiles (the top of the bucket holding the nearest-rank value of
+ * the sorted values, clamped to [min, max]) and the CSV and JSON, all
+ * derived here from the values and the documented scheme. */
+static void
+test_reference_buckets(void)
+{
+	/* percentiles in units of 10^-4 percent: rank = ceil(pu * n / 10^6).
+	 * n = 99991 is prime, so pu * n / 10^6 is never a whole number but
+	 * for 100%: no rank sits on a rounding edge. */
+	static const uint64_t pu[] = { 10, 5000, 10000, 100000, 250000, 333333,
+		500000, 666667, 750000, 900000, 990000, 995000, 999000, 999900,
+		999990, 1000000 };
+	static const char *const jname[] = { "p50", "p90", "p99", "p99.9",
+					     "p99.99", "p99.999" };
+	static const uint64_t jpu[] = { 500000, 900000, 990000, 999000,
+					999900, 999990 };
+	const size_t n = 99991;
+	uint64_t st = 42, cum = 0, lo = UINT64_MAX, hi = 0;
+	unsigned __int128 sum = 0, got_sum;
+	uint32_t nb, bad = 0;
+	size_t at = 0;
+	char v[64];
+	const char *bk;
+
+	for (uint32_t s = 1; s <= HGW_HIST_MAX_SUB_BITS; s++) {
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, s), 0);
+		nb = ref_buckets(s);
+		HGW_CHECK_EQ(hgw_hist_nbuckets(&h), nb);
+		for (uint32_t b = 0; b < nb; b++)
+			if ((hgw_hist_bucket_low(&h, b) != ref_low[b] ||
+			     hgw_hist_bucket_high(&h, b) != ref_high(nb, b) ||
+			     hgw_hist_bucket(&h, ref_low[b]) != b ||
+			     hgw_hist_bucket(&h, ref_high(nb, b)) != b) &&
+			    bad++ < 5)
+				printf("# %u bits, bucket %u: %" PRIu64 "..%"
+				       PRIu64 " (values' buckets %u, %u), want %"
+				       PRIu64 "..%" PRIu64 "\n", s, b,
+				       hgw_hist_bucket_low(&h, b),
+				       hgw_hist_bucket_high(&h, b),
+				       hgw_hist_bucket(&h, ref_low[b]),
+				       hgw_hist_bucket(&h, ref_high(nb, b)),
+				       ref_low[b], ref_high(nb, b));
+	}
+	HGW_CHECK_EQ(bad, 0);
 
 	hgw_hist_init(&h);
-	for (unsigned int i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		uint32_t b = hgw_hist_bucket(&h, want[i].v);
-
-		HGW_CHECK_EQ(b, want[i].b);
-		HGW_CHECK_EQ(hgw_hist_bucket_low(&h, b), want[i].low);
-		HGW_CHECK_EQ(hgw_hist_bucket_high(&h, b), want[i].high);
-	}
-	HGW_CHECK_EQ(hgw_hist_nbuckets(&h), 2240);
-	for (uint32_t b = 0; b < hgw_hist_nbuckets(&h); b++) {
-		x = fnv_u64(x, hgw_hist_bucket_low(&h, b));
-		x = fnv_u64(x, hgw_hist_bucket_high(&h, b));
-	}
-	HGW_CHECK_EQ(x, 0x5a2f46e4c7c2c4e6ull);
-
-	x = FNV0;
-	for (int i = 0; i < 99991; i++) {
+	nb = ref_buckets(HGW_HIST_SUB_BITS);
+	HGW_CHECK_EQ(nb, 2240);
+	memset(ref_count, 0, sizeof(ref_count));
+	bad = 0;
+	for (size_t i = 0; i < n; i++) {
 		uint64_t r = splitmix(&st);
-		uint64_t v = i % 1000 == 7 ? r : (r >> 24) >> (r % 41);
+		uint64_t x = i % 1000 == 7 ? r : (r >> 24) >> (r % 41);
+		uint32_t b = ref_bucket(nb, x);
 
-		x = fnv_u64(x, hgw_hist_bucket(&h, v));
-		hgw_hist_record(&h, v);
+		vals[i] = x;
+		ref_count[b]++;
+		sum += x;
+		lo = x < lo ? x : lo;
+		hi = x > hi ? x : hi;
+		if (hgw_hist_bucket(&h, x) != b && bad++ < 5)
+			printf("# %" PRIu64 ": bucket %u, want %u\n", x,
+			       hgw_hist_bucket(&h, x), b);
+		hgw_hist_record(&h, x);
 	}
-	HGW_CHECK_EQ(x, 0x6c91a98b13be1388ull);
-	for (unsigned int i = 0; i < sizeof(pct) / sizeof(pct[0]); i++)
-		HGW_CHECK_EQ(hgw_hist_percentile(&h, pct[i].p), pct[i].v);
-	HGW_CHECK_EQ(h.count, 99991);
-	HGW_CHECK_EQ(h.min, 0);
-	HGW_CHECK_EQ(h.max, 18429625246942109534u);
-	HGW_CHECK_EQ(h.sum, 17716113109223716918u);	/* wrapped, as before */
-	x = FNV0;
-	for (uint32_t b = 0; b < hgw_hist_nbuckets(&h); b++)
-		x = fnv_u64(x, h.b[b]);
-	HGW_CHECK_EQ(x, 0x5b180f293f79d8d8ull);
-	for (uint32_t b = hgw_hist_nbuckets(&h); b < HGW_HIST_MAX_BUCKETS; b++)
-		HGW_CHECK_EQ(h.b[b], 0);
+	HGW_CHECK_EQ(bad, 0);
+	HGW_CHECK(ref_count[nb - 1] > 50);	/* beyond the top bucket */
+	bad = 0;
+	for (uint32_t b = 0; b < HGW_HIST_MAX_BUCKETS; b++)
+		if (h.b[b] != (b < nb ? ref_count[b] : 0) && bad++ < 5)
+			printf("# bucket %u: %" PRIu64 ", want %" PRIu64 "\n",
+			       b, h.b[b], b < nb ? ref_count[b] : 0);
+	HGW_CHECK_EQ(bad, 0);
+	HGW_CHECK_EQ(h.count, n);
+	HGW_CHECK_EQ(h.min, lo);
+	HGW_CHECK_EQ(h.max, hi);
+	/* The sum is past 2^64 (the values beyond the top bucket): it must
+	 * be the exact one, not what is left of it modulo 2^64. */
+	HGW_CHECK(sum >> 64 != 0);
+	got_sum = h.sum;
+	if (got_sum != sum) {
+		printf("# sum 2^64 * %" PRIu64 " + %" PRIu64 ", want 2^64 * %"
+		       PRIu64 " + %" PRIu64 "\n", (uint64_t)(got_sum >> 64),
+		       (uint64_t)got_sum, (uint64_t)(sum >> 64), (uint64_t)sum);
+		HGW_CHECK(0);
+	}
 
+	qsort(vals, n, sizeof(vals[0]), cmp_u64);
+	HGW_CHECK_EQ(vals[0], lo);
+	for (unsigned int i = 0; i < sizeof(pu) / sizeof(pu[0]); i++) {
+		uint64_t rank = (pu[i] * n + 999999) / 1000000;
+		uint64_t want = ref_high(nb, ref_bucket(nb, vals[rank - 1]));
+		uint64_t got = hgw_hist_percentile(&h, (double)pu[i] / 1e4);
+
+		want = want > hi ? hi : want < lo ? lo : want;
+		if (got != want) {
+			printf("# p%g (rank %" PRIu64 " of %zu, value %" PRIu64
+			       "): %" PRIu64 ", want %" PRIu64 "\n",
+			       (double)pu[i] / 1e4, rank, n, vals[rank - 1],
+			       got, want);
+			HGW_CHECK(0);
+		}
+	}
+
+	/* The CSV, as the header documents it: one row per non-empty bucket,
+	 * its top value (max on the last row), count, cumulative count and
+	 * the fraction above, (count - cumulative) / count, to 9 digits. */
+	put_want(&at, "value,count,cumulative,ccdf\n");
+	for (uint32_t b = 0; b < nb; b++) {
+		uint64_t top = ref_high(nb, b);
+
+		if (ref_count[b] == 0)
+			continue;
+		cum += ref_count[b];
+		put_want(&at, "%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%.9g\n",
+			 top < hi ? top : hi, ref_count[b], cum,
+			 (double)(n - cum) / (double)n);
+	}
+	HGW_CHECK(at < sizeof(want_text));
 	write_to(text, sizeof(text), &h, 1.0, 0, NULL);
-	HGW_CHECK_EQ(strlen(text), 65743);
-	HGW_CHECK_EQ(fnv(FNV0, text, strlen(text)), 0x6fda25285755216full);
+	check_text(text, want_text);
+
+	/* The JSON: its members, the mean from the exact sum, the
+	 * percentiles as above, and the buckets as the CSV rows. */
 	write_to(text, sizeof(text), &h, 1.0, 1, "r");
-	at = strstr(text, prec);
-	HGW_CHECK(at != NULL);
-	if (at != NULL)
-		memmove(at, at + strlen(prec), strlen(at + strlen(prec)) + 1);
-	HGW_CHECK_EQ(strlen(text), 34560);
-	HGW_CHECK_EQ(fnv(FNV0, text, strlen(text)), 0xc00adba5d5371103ull);
+	HGW_CHECK(has_member(text, "precision_bits", "6,"));
+	HGW_CHECK(has_member(text, "relative_error", "0.015625,"));
+	snprintf(v, sizeof(v), "%zu,", n);
+	HGW_CHECK(has_member(text, "count", v));
+	snprintf(v, sizeof(v), "%" PRIu64 ",", lo);
+	HGW_CHECK(has_member(text, "min", v));
+	snprintf(v, sizeof(v), "%" PRIu64 ",", hi);
+	HGW_CHECK(has_member(text, "max", v));
+	snprintf(v, sizeof(v), "%.15g,", (double)sum / (double)n);
+	HGW_CHECK(has_member(text, "mean", v));
+	for (unsigned int i = 0; i < sizeof(jpu) / sizeof(jpu[0]); i++) {
+		uint64_t rank = (jpu[i] * n + 999999) / 1000000;
+		uint64_t want = ref_high(nb, ref_bucket(nb, vals[rank - 1]));
+
+		want = want > hi ? hi : want < lo ? lo : want;
+		snprintf(v, sizeof(v), "%" PRIu64 "%s", want,
+			 i + 1 < sizeof(jpu) / sizeof(jpu[0]) ? "," : "}");
+		HGW_CHECK(has_member(text, jname[i], v));
+	}
+	at = 0;
+	cum = 0;
+	put_want(&at, "\"buckets\": [");
+	for (uint32_t b = 0; b < nb; b++) {
+		uint64_t top = ref_high(nb, b);
+
+		if (ref_count[b] == 0)
+			continue;
+		put_want(&at, "%s[%" PRIu64 ", %" PRIu64 "]", cum ? ", " : "",
+			 top < hi ? top : hi, ref_count[b]);
+		cum += ref_count[b];
+	}
+	put_want(&at, "]}\n");
+	HGW_CHECK(at < sizeof(want_text));
+	bk = strstr(text, "\"buckets\": ");
+	HGW_CHECK(bk != NULL);
+	if (bk != NULL)
+		check_text(bk, want_text);
 }
 
 static char text2[1 << 20];
@@ -1531,7 +1653,7 @@ main(int argc, char **argv)
 	HGW_TEST(test_write_errors);
 	HGW_TEST(test_precision_percentiles);
 	HGW_TEST(test_merge_precision);
-	HGW_TEST(test_regression_6bit);
+	HGW_TEST(test_reference_buckets);
 	HGW_TEST(test_copy);
 	HGW_TEST(test_in_use_only);
 	return hgw_test_done();
