@@ -114,13 +114,14 @@ record_header(const char *path)
 
 /* A pcapng capture may describe several interfaces, in several sections.
  * libpcap gives the first interface's link type and snapshot length for
- * the whole file, and its reader stops at an interface whose link type or
- * snapshot length differs, or at a section in the other byte order: the
- * replay would end there, or hand on frames that are not Ethernet. So
- * every Interface Description Block is read now, and a capture net_pcap
- * cannot replay to its end is refused. The walk reads block headers only
- * and stops quietly at a block it cannot read: a damaged file is a read
- * error, said at exit with the frame it broke after. */
+ * the whole file; an interface whose link type or snapshot length
+ * differs, and a section in the other byte order, are read errors to it,
+ * and so are the packets on that interface or in that section: net_pcap
+ * would replay the capture with holes, or hand on frames that are not
+ * Ethernet. So every Interface Description Block is read now, and such a
+ * capture is refused. The walk reads block headers only and stops
+ * quietly at a block it cannot read: a damaged file is a read error,
+ * said at exit with the frame it broke after. */
 static void
 check_interfaces(const char *path, int snapshot)
 {
@@ -146,8 +147,7 @@ check_interfaces(const char *path, int snapshot)
 				fclose(f);
 				hgw_cli_die("hedgewire", "capture %s: section %u "
 					    "is in the other byte order: libpcap "
-					    "reads no further, so it cannot be "
-					    "replayed", path, section + 1);
+					    "cannot read it", path, section + 1);
 			}
 			swap = s;
 			section++;
@@ -180,8 +180,8 @@ check_interfaces(const char *path, int snapshot)
 				hgw_cli_die("hedgewire", "capture %s: interface "
 					    "%u of section %u: snapshot length "
 					    "%u, not the first interface's %d: "
-					    "libpcap reads no further, so it "
-					    "cannot be replayed", path, iface,
+					    "libpcap reads none of its packets",
+					    path, iface,
 					    section, snap, snapshot);
 			}
 			iface++;
@@ -234,58 +234,100 @@ hgw_capture_check_start(uint16_t port)
 	}
 }
 
+/* What libpcap reads of a capture, read as net_pcap does: on past a read
+ * error (it asks for the next packet at the next burst), to the end. */
+struct readback {
+	uint64_t frames;	/* frames handed on, in all */
+	uint64_t errors;	/* read errors, in all */
+	uint64_t first_at;	/* frames handed on before the first error */
+	char first[PCAP_ERRBUF_SIZE];	/* what the first error was */
+};
+
+static void
+read_error(struct readback *r, const char *why)
+{
+	if (r->errors++ == 0) {
+		r->first_at = r->frames;
+		snprintf(r->first, sizeof(r->first), "%s", why);
+	}
+}
+
+/* Reads capture c to its end through libpcap into r; 0, or -1 if it
+ * cannot be opened (err says why). */
+static int
+read_back(const struct capture *c, struct readback *r, char *err)
+{
+	pcap_t *p = pcap_open_offline(c->path, err);
+	struct pcap_pkthdr *h;
+	const u_char *d;
+	char why[128];
+	FILE *f;
+
+	memset(r, 0, sizeof(*r));
+	if (p == NULL)
+		return -1;
+	f = pcap_file(p);
+	for (;;) {
+		long pos = f != NULL ? ftell(f) : -1;
+		int rc = pcap_next_ex(p, &h, &d);
+
+		if (rc == 1) {
+			/* pcap: libpcap cuts a record longer than the
+			 * snapshot length (below its own hard limit), hands
+			 * it on and goes on: the file position tells, since
+			 * the whole record must have been read. pcapng:
+			 * libpcap reads whole blocks and refuses such a
+			 * record itself (and the position moves by more than
+			 * a record when blocks without packets come first). */
+			if (c->rechdr != 0 && pos >= 0 &&
+			    ftell(f) != pos + (long)c->rechdr + (long)h->caplen) {
+				snprintf(why, sizeof(why), "a record longer "
+					 "than the snapshot length (%d)",
+					 pcap_snapshot(p));
+				read_error(r, why);
+			}
+			r->frames++;
+			continue;
+		}
+		if (rc != PCAP_ERROR)
+			break;	/* the end of the file */
+		read_error(r, pcap_geterr(p));
+		/* a cut file ends here; a bad block or record header is
+		 * passed over; an error that did not move the position
+		 * (the disk's) would come back for ever */
+		if (f == NULL || ftell(f) == pos)
+			break;
+	}
+	pcap_close(p);
+	return 0;
+}
+
 unsigned int
 hgw_capture_check_end(FILE *out)
 {
 	unsigned int bad = 0;
 
 	for (unsigned int i = 0; i < nfiles; i++) {
-		const char *path = files[i].path;
-		unsigned int rechdr = files[i].rechdr;
-		char err[PCAP_ERRBUF_SIZE], why[128] = "";
-		struct pcap_pkthdr *h;
-		const u_char *d;
-		uint64_t frames = 0;
-		pcap_t *p = pcap_open_offline(path, err);
-		FILE *f;
-		long pos;
-		int rc;
+		char err[PCAP_ERRBUF_SIZE];
+		struct readback r;
 
-		if (p == NULL) {
+		if (read_back(&files[i], &r, err) != 0) {
 			fprintf(out, "capture %s: cannot read it again: %s\n",
-				path, err);
+				files[i].path, err);
 			bad++;
 			continue;
 		}
-		/* pcap: libpcap cuts a record longer than the snapshot length
-		 * (below its own hard limit) and goes on: the file position
-		 * tells, since the whole record must have been read. pcapng:
-		 * libpcap reads whole blocks and refuses such a record, so
-		 * its own error says all (and the position moves by a block,
-		 * or by several when blocks without packets come first). */
-		f = rechdr != 0 ? pcap_file(p) : NULL;
-		for (;;) {
-			pos = f != NULL ? ftell(f) : -1;
-			rc = pcap_next_ex(p, &h, &d);
-			if (rc != 1)
-				break;
-			if (pos >= 0 &&
-			    ftell(f) != pos + (long)rechdr + (long)h->caplen) {
-				snprintf(why, sizeof(why), "a record longer "
-					 "than the snapshot length (%d)",
-					 pcap_snapshot(p));
-				rc = -1;
-				break;
-			}
-			frames++;
-		}
-		if (rc == -1) {
-			fprintf(out, "capture %s: READ ERROR after frame %" PRIu64
-				": %s (the replay ended there)\n", path,
-				frames, why[0] ? why : pcap_geterr(p));
-			bad++;
-		}
-		pcap_close(p);
+		if (r.errors == 0)
+			continue;
+		fprintf(out, "capture %s: READ ERROR after frame %" PRIu64
+			": %s", files[i].path, r.first_at, r.first);
+		if (r.frames == r.first_at && r.errors == 1)
+			fprintf(out, " (the replay ended there)\n");
+		else	/* net_pcap went on reading */
+			fprintf(out, " (the replay went on to frame %" PRIu64
+				", %" PRIu64 " read error%s in all)\n",
+				r.frames, r.errors, r.errors == 1 ? "" : "s");
+		bad++;
 	}
 	return bad;
 }
