@@ -2,9 +2,10 @@
  * hedgewire: the captures a net_pcap port replays, checked like input.
  *
  * net_pcap reads its rx_pcap files with libpcap and hands every record to
- * rx_burst as an Ethernet frame, whatever the file's link type, and a
- * read error simply ends the replay. So the files are checked here: the
- * link type at start-up, and at exit whether each one reads to its end.
+ * rx_burst as an Ethernet frame, whatever the file's link type, and takes
+ * a read error for the end of a burst (the replay goes on where libpcap
+ * can, or ends). So the files are checked here: the link types at
+ * start-up, and at exit whether each one reads to its end.
  *
  * Both formats libpcap reads are replayed: pcap (a file header, then a
  * record header and the frame per record) and pcapng (blocks: a Section
