@@ -7,15 +7,19 @@
 #include <stdint.h>
 #include <stdio.h>
 
-/* At start-up: for a net_pcap port, every rx_pcap file it replays must
- * be an Ethernet capture (else exit with one line naming the file and
- * its link type). Other ports: nothing to check. */
+/* At start-up: for a net_pcap port, every rx_pcap file it replays (pcap
+ * or pcapng) must be an Ethernet capture, and in pcapng every interface
+ * must be Ethernet with the first one's snapshot length (else exit with
+ * one line naming the file and what libpcap cannot read). Other ports:
+ * nothing to check. */
 void hgw_capture_check_start(uint16_t port);
 
-/* At exit: was every capture readable to its end? The port replays a
- * capture until a read error as if the feed had gone quiet; this says
- * which file broke and after which frame. Returns the number of
- * captures with a read error (0: all whole). */
+/* At exit: was every capture readable to its end? The port takes a read
+ * error for a quiet feed and reads on where libpcap can (past a bad
+ * block or record header; not past a file cut mid-record); this reads
+ * each capture again the same way and says which file broke, after which
+ * frame, and whether the replay went on. Returns the number of captures
+ * with a read error (0: all whole). */
 unsigned int hgw_capture_check_end(FILE *out);
 
 #endif /* HGW_APP_CAPTURE_H */
