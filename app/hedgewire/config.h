@@ -135,7 +135,8 @@ struct hgw_config {
 	char venue_host[64];      /* IPv4 address */
 	uint16_t venue_port;
 	char venue_username[7];
-	char venue_password[11];
+	char venue_password[11];  /* never from --set: hgw_config_secrets() */
+	char venue_password_file[256]; /* a 0600/0640 file holding it */
 	char venue_session[11];   /* empty: the current session */
 	uint32_t venue_heartbeat_ms;
 	uint32_t venue_dead_ms;
@@ -163,6 +164,12 @@ int hgw_config_load(struct hgw_config *c, const char *path, char *err,
 
 /* Apply one "section.key=value" override (command line --set). Same
  * errors as hgw_config_load. */
+/* The venue password from [venue] password_file or the environment
+ * (HGW_VENUE_PASSWORD) into venue_password; at most one of the three may
+ * be given. After the file and every --set. 0, or -1 with one line in
+ * err. */
+int hgw_config_secrets(struct hgw_config *c, char *err, size_t errlen);
+
 int hgw_config_set(struct hgw_config *c, const char *assignment, char *err,
 		   size_t errlen);
 

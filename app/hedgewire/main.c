@@ -185,6 +185,8 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 	for (unsigned int i = 0; i < nsets; i++)
 		if (hgw_config_set(c, sets[i], err, sizeof(err)) < 0)
 			die("%s", err);
+	if (hgw_config_secrets(c, err, sizeof(err)) < 0)
+		die("%s", err);
 }
 
 /* Control loop, every millisecond: SIGHUP reopens the journal and the
