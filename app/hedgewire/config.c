@@ -163,6 +163,7 @@ static const struct key keys[] = {
 	K("run",  "latency_precision_bits", KEY_U32, latency_bits, 1,
 	  HGW_HIST_MAX_SUB_BITS, "6"),
 	KS("run", "events_log", KEY_STR, events_log, ""),
+	KS("run", "telemetry_group", KEY_STR, telemetry_group, ""),
 	K("run",  "digest_every", KEY_U32, digest_every, 0, 1u << 30, "1024"),
 	K("run",  "stats_interval_ms", KEY_U32, stats_interval_ms, 0, 86400000, "0"),
 	KE("buffers", "invalidate", invalidate, inval_modes, "off"),

@@ -111,6 +111,7 @@ struct hgw_config {
 	uint32_t stage_sample;    /* stamp the stages of 1 trigger in N; 0 = off */
 	uint32_t latency_bits;    /* histogram precision: error below 2^-bits */
 	char events_log[256];     /* control events and their positions; empty: none */
+	char telemetry_group[64]; /* group that may use the telemetry socket */
 	uint32_t digest_every;    /* compare decision digests every 2^k seqs; 0 = off */
 	uint32_t stats_interval_ms; /* one stats record through rte_log; 0 = off */
 

@@ -343,6 +343,13 @@ main(int argc, char **argv)
 		rte_eal_cleanup();
 		return status;
 	}
+	{
+		char err[512];
+
+		if (hgw_stats_tel_share(conf->telemetry_group, err,
+					sizeof(err)) < 0)
+			die("%s", err);
+	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	app.trade = conf->table_file[0] != '\0';
 	hgw_venue_check(conf);

@@ -3,7 +3,9 @@
 # needs: 50 clients scrape hgw-exporter at once, over and over, while an
 # operator connects to hedgewire's telemetry socket again and again; every
 # operator connection is answered, and the exporter asked hedgewire at
-# most once per --cache interval (its hgw_exporter_queries_total).
+# most once per --cache interval (its hgw_exporter_queries_total). With
+# [run] telemetry_group, an unprivileged member of the group reaches the
+# socket through its own exporter, and nobody else does.
 # usage: exporter_flood.sh HEDGEWIRE FEEDGEN TABLEGEN SRCDIR
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4
 . "$SRCDIR/tests/integration/common.sh"
@@ -22,6 +24,7 @@ SOCK=/var/run/dpdk/$PREFIX/dpdk_telemetry.v2
 	--log-level=error --vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" \
 	-- -c "$T/conf.ini" --set replay.pace=rate --set replay.pps=2000 \
 	--set run.idle_timeout_ms=0 --set run.stop_at_end_of_session=no \
+	--set run.telemetry_group=nogroup \
 	>"$T/out" 2>"$T/err" &
 HW=$!
 PIDS+=("$HW")
@@ -100,6 +103,31 @@ assert scrapes[0] >= 500, 'the flood made too few scrapes to mean anything'
 assert 1 <= queries <= elapsed / 1.0 + 2, (queries, elapsed)
 assert not bad, bad[:3]
 PY
+# [run] telemetry_group: an unprivileged member of the group (nobody, in
+# nogroup) reaches the socket through hgw-exporter; others cannot
+dir=$(dirname "$SOCK")
+expect_eq "telemetry socket" "$(stat -c '%a %G' "$SOCK")" "660 nogroup"
+expect_eq "runtime directory" "$(stat -c '%a %G' "$dir")" "750 nogroup"
+chmod 0711 "$T"
+mkdir -m 0755 "$T/pub"
+install -m 0755 "$SRCDIR/scripts/hgw-exporter" "$T/pub/hgw-exporter"
+setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 \
+	"$T/pub/hgw-exporter" --socket "$SOCK" --listen 127.0.0.1:0 \
+	>"$T/exporter2.out" 2>&1 &
+PIDS+=("$!")
+for _ in $(seq 300); do grep -q '^hgw-exporter .*http://' "$T/exporter2.out" && break; sleep 0.1; done
+url2=$(sed -n 's|^hgw-exporter .*\(http://[^ ]*/metrics\).*|\1|p' "$T/exporter2.out")
+[ -n "$url2" ] || fail "unprivileged exporter did not start: $(cat "$T/exporter2.out")"
+python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())' \
+	"$url2" >"$T/m.nobody" || fail "GET $url2 failed"
+grep -qx 'hgw_up 1' "$T/m.nobody" ||
+	fail "an exporter run as nobody (nogroup) cannot reach hedgewire: $(grep hgw_up "$T/m.nobody")"
+if setpriv --reuid=65534 --regid=65533 --clear-groups /usr/bin/python3 -c \
+	'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).connect(sys.argv[1])' \
+	"$SOCK" 2>/dev/null; then
+	fail "a user outside the group connected to the telemetry socket"
+fi
+echo "  telemetry_group = nogroup: nobody's exporter answers (hgw_up 1); gid 65533 is refused"
 kill -TERM "$HW"
 wait "$HW" || fail "hedgewire exited $?: $(tail -3 "$T/err")"
 echo "PASS"
