@@ -69,12 +69,12 @@ for _ in $(seq 100); do [ -s "$work/venue.port" ] && break; sleep 0.05; done
 [ -s "$work/venue.port" ] || { echo "the venue simulator did not start: $(cat "$work/venue.sim.out")"; exit 1; }
 # tx-lcore dedup: the TX lcore (lcore 2) owns the session
 # shellcheck disable=SC2046
-$B/hedgewire/hedgewire --lcores=0@0,1@1,2@0 --no-pci $(scripts/eal-args.sh 768) \
+HGW_VENUE_PASSWORD=demo $B/hedgewire/hedgewire --lcores=0@0,1@1,2@0 --no-pci $(scripts/eal-args.sh 768) \
 	--file-prefix hgw-demo --log-level=error \
 	--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=/dev/null" -- \
 	-c conf/demo.ini --set "table.file=$work/table.tbl" --set run.dedup=tx-lcore \
 	--set venue.host=127.0.0.1 --set "venue.port=$(cat "$work/venue.port")" \
-	--set venue.username=demo --set venue.password=demo --set venue.session=DEMO \
+	--set venue.username=demo --set venue.session=DEMO \
 	--set "venue.state_file=$work/venue.state" --set "venue.journal=$work/venue.journal" \
 	--set "run.events_log=$work/venue.events" >"$work/venue.out" ||
 	{ echo "hedgewire with the venue exited $?: see $work/venue.out"; kill "$sim"; exit 1; }

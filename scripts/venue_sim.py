@@ -123,6 +123,16 @@ def msg_mass_cancel_response(urn, firm, symbol, appendage):
                        symbol, len(appendage)) + appendage
 
 
+def redact(ptype, payload):
+    """A packet's payload as the journal keeps it: a Login Request's
+    password (bytes 6-15) and everything past it of a short or long one
+    as '*', so the journal never holds the password."""
+    if ptype != b'L':
+        return payload
+    return payload[:6] + b'*' * min(10, max(0, len(payload) - 6)) + \
+        payload[16:LOGIN_REQ_LEN] + b'*' * max(0, len(payload) - LOGIN_REQ_LEN)
+
+
 def decode_ouch(m):
     """Fields of an OUCH 5.0 message (either direction) for the journal."""
     if not m:
@@ -294,7 +304,9 @@ class Conn:
                 if v.silent:
                     v.journal.write(dir='in', conn=self.cid, peer=self.peer,
                                     type=body[:1].decode('latin-1'),
-                                    len=n, hex=body[1:].hex(), ignored=True)
+                                    len=n, hex=redact(body[:1],
+                                                      body[1:]).hex(),
+                                    ignored=True)
                     continue
                 if n == 0:
                     self.drop('empty packet')
@@ -322,7 +334,7 @@ class Conn:
         v = self.v
         t = ptype.decode('latin-1')
         rec = dict(dir='in', conn=self.cid, peer=self.peer, type=t,
-                   len=len(payload) + 1, hex=payload.hex())
+                   len=len(payload) + 1, hex=redact(ptype, payload).hex())
         if ptype == b'L' and len(payload) == LOGIN_REQ_LEN:
             rec.update(username=text(payload[0:6]),
                        session=text(payload[16:26]).lstrip(' '),

@@ -10,10 +10,14 @@
 #define HGW_CLI_H
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef HGW_VERSION
 #define HGW_VERSION "unknown"
@@ -125,6 +129,59 @@ hgw_cli_num_no_prefix(const char *prog, const char *opt, const char *s,
 	if (s[0] == '0' && s[1] != '\0')
 		hgw_cli_bad(prog, opt, s);
 	return hgw_cli_num(prog, opt, s, min, max);
+}
+
+/* Open a file the tools write, for stdio: created with mode (less the
+ * umask), or with excl = 0 an existing one truncated. O_NOFOLLOW: a
+ * symbolic link at path is refused (ELOOP), never written through;
+ * O_CLOEXEC; what is there must be a regular file (else EINVAL: a FIFO
+ * or device is not truncated or blocked on). With excl, a file that
+ * exists is EEXIST, a symbolic link ELOOP. NULL with errno set;
+ * hgw_fcreate_strerror() says it in words. */
+static inline FILE *
+hgw_fcreate(const char *path, int excl, mode_t mode)
+{
+	int fd = open(path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC |
+		      O_NONBLOCK | O_NOCTTY | (excl ? O_EXCL : 0), mode);
+	struct stat st;
+	FILE *f;
+	int e;
+
+	if (fd < 0) {
+		/* O_EXCL meets a link as a file that exists: say what it is */
+		if (errno == EEXIST && lstat(path, &st) == 0 &&
+		    S_ISLNK(st.st_mode))
+			errno = ELOOP;
+		return NULL;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		e = EINVAL;
+		goto fail;
+	}
+	if ((!excl && ftruncate(fd, 0) != 0) ||
+	    fcntl(fd, F_SETFL, 0) != 0) {
+		e = errno;
+		goto fail;
+	}
+	f = fdopen(fd, "w");
+	if (f != NULL)
+		return f;
+	e = errno;
+fail:
+	close(fd);
+	errno = e;
+	return NULL;
+}
+
+/* Why hgw_fcreate() failed, for a one-line message. */
+static inline const char *
+hgw_fcreate_strerror(int e)
+{
+	if (e == ELOOP)
+		return "a symbolic link (refused: never written through)";
+	if (e == EINVAL)
+		return "not a regular file";
+	return strerror(e);
 }
 
 #endif /* HGW_CLI_H */

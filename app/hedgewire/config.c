@@ -20,6 +20,7 @@
 #include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_risk.h"
+#include "hgw_soupbin.h"
 
 enum key_type {
 	KEY_U16, KEY_U32, KEY_U64, KEY_BOOL, KEY_IPV4, KEY_MAC,
@@ -28,6 +29,8 @@ enum key_type {
 	KEY_DISABLE,	/* [risk] disable: symbols, checked by the risk module */
 	KEY_ENUM,	/* one of the key's names, stored as its index (uint32_t) */
 	KEY_DOUBLE,	/* a positive decimal number, in [min, max] */
+	KEY_SECRET,	/* a KEY_STR never given on the command line, only in
+			 * a file others cannot read; printed masked */
 };
 
 static const char *const dedup_modes[] = {
@@ -160,6 +163,7 @@ static const struct key keys[] = {
 	K("run",  "latency_precision_bits", KEY_U32, latency_bits, 1,
 	  HGW_HIST_MAX_SUB_BITS, "6"),
 	KS("run", "events_log", KEY_STR, events_log, ""),
+	KS("run", "telemetry_group", KEY_STR, telemetry_group, ""),
 	K("run",  "digest_every", KEY_U32, digest_every, 0, 1u << 30, "1024"),
 	K("run",  "stats_interval_ms", KEY_U32, stats_interval_ms, 0, 86400000, "0"),
 	KE("buffers", "invalidate", invalidate, inval_modes, "off"),
@@ -178,7 +182,8 @@ static const struct key keys[] = {
 	KS("venue", "host",   KEY_STR,  venue_host, ""),
 	K("venue", "port",    KEY_U16,  venue_port, 1, 65535, "15000"),
 	KS("venue", "username", KEY_STR, venue_username, ""),
-	KS("venue", "password", KEY_STR, venue_password, ""),
+	KS("venue", "password", KEY_SECRET, venue_password, ""),
+	KS("venue", "password_file", KEY_STR, venue_password_file, ""),
 	KS("venue", "session", KEY_STR, venue_session, ""),
 	K("venue", "heartbeat_ms", KEY_U32, venue_heartbeat_ms, 10, 60000, "1000"),
 	K("venue", "dead_ms", KEY_U32, venue_dead_ms, 20, 600000, "15000"),
@@ -231,6 +236,54 @@ parse_u64(const char *s, uint64_t *v)
 }
 
 /* Parse value into the field of k. Returns 0 or -1 with err set. */
+/* KEY_STR: value into field, if it fits. */
+static int
+str_set(const struct key *k, char *field, const char *value,
+	const char *where, char *err, size_t errlen)
+{
+	if (strlen(value) > k->max) {
+		snprintf(err, errlen,
+			 "%s: bad value for [%s] %s: too long (at most %" PRIu64 " characters)",
+			 where, k->section, k->name, k->max);
+		return -1;
+	}
+	strcpy(field, value);
+	return 0;
+}
+
+/* KEY_SECRET: as KEY_STR, but refused from --set (the command line is
+ * readable by every user in /proc/PID/cmdline), and from a file whose
+ * mode lets others read it. where: "default", "--set" or the file. */
+static int
+secret_set(const struct key *k, char *field, const char *value,
+	   const char *where, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (strcmp(where, "--set") == 0) {
+		snprintf(err, errlen, "--set: [%s] %s may not be given on the "
+			 "command line (every user can read it): use [%s] "
+			 "%s_file or the environment variable %s", k->section,
+			 k->name, k->section, k->name, HGW_SOUP_PASSWORD_ENV);
+		return -1;
+	}
+	if (value[0] != '\0' && strcmp(where, "default") != 0) {
+		if (stat(where, &st) != 0) {
+			snprintf(err, errlen, "%s: cannot check its mode: %s",
+				 where, strerror(errno));
+			return -1;
+		}
+		if (!hgw_soup_secret_mode_ok(st.st_mode)) {
+			snprintf(err, errlen, "%s: holds [%s] %s but its mode "
+				 "is %04o: others may not read it (chmod 0600 "
+				 "or 0640)", where, k->section, k->name,
+				 (unsigned int)(st.st_mode & 07777));
+			return -1;
+		}
+	}
+	return str_set(k, field, value, where, err, errlen);
+}
+
 static int
 key_set(struct hgw_config *c, const struct key *k, const char *value,
 	const char *where, char *err, size_t errlen)
@@ -321,14 +374,9 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 		__attribute__((fallthrough));
 	}
 	case KEY_STR:
-		if (strlen(value) > k->max) {
-			snprintf(err, errlen,
-				 "%s: bad value for [%s] %s: too long (at most %" PRIu64 " characters)",
-				 where, k->section, k->name, k->max);
-			return -1;
-		}
-		strcpy(field, value);
-		return 0;
+		return str_set(k, field, value, where, err, errlen);
+	case KEY_SECRET:
+		return secret_set(k, field, value, where, err, errlen);
 	case KEY_BOOL:
 		if (!strcasecmp(value, "yes") || !strcasecmp(value, "true") ||
 		    !strcmp(value, "1") || !strcasecmp(value, "on"))
@@ -556,6 +604,43 @@ hgw_config_set(struct hgw_config *c, const char *assignment, char *err,
 	return key_set(c, k, eq + 1, "--set", err, errlen);
 }
 
+int
+hgw_config_secrets(struct hgw_config *c, char *err, size_t errlen)
+{
+	const char *env = getenv(HGW_SOUP_PASSWORD_ENV);
+	int from_env = env != NULL && env[0] != '\0';
+	int n = (c->venue_password[0] != '\0') +
+		(c->venue_password_file[0] != '\0') + from_env;
+
+	if (n > 1) {
+		snprintf(err, errlen, "the venue password is given %d ways "
+			 "([venue] password, [venue] password_file, %s): "
+			 "give one", n, HGW_SOUP_PASSWORD_ENV);
+		return -1;
+	}
+	if (from_env) {
+		if (strlen(env) >= sizeof(c->venue_password)) {
+			snprintf(err, errlen, "bad value for %s: longer than "
+				 "%zu characters", HGW_SOUP_PASSWORD_ENV,
+				 sizeof(c->venue_password) - 1);
+			return -1;
+		}
+		strcpy(c->venue_password, env);
+	} else if (c->venue_password_file[0] != '\0' &&
+		   hgw_soup_secret_file(c->venue_password_file,
+					c->venue_password,
+					sizeof(c->venue_password), err,
+					errlen) < 0) {
+		char why[256];
+
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "bad value for [venue] password_file: %s",
+			 why);
+		return -1;
+	}
+	return 0;
+}
+
 void
 hgw_config_print(const struct hgw_config *c, FILE *out)
 {
@@ -602,6 +687,10 @@ hgw_config_print(const struct hgw_config *c, FILE *out)
 		case KEY_STR:
 		case KEY_DISABLE:
 			fprintf(out, "%s = %s\n", k->name, (const char *)field);
+			break;
+		case KEY_SECRET:	/* said to be set, never shown */
+			fprintf(out, "%s = %s\n", k->name,
+				*(const char *)field ? "(set, not shown)" : "");
 			break;
 		case KEY_BOOL:
 			fprintf(out, "%s = %s\n", k->name,

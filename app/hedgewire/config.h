@@ -111,6 +111,7 @@ struct hgw_config {
 	uint32_t stage_sample;    /* stamp the stages of 1 trigger in N; 0 = off */
 	uint32_t latency_bits;    /* histogram precision: error below 2^-bits */
 	char events_log[256];     /* control events and their positions; empty: none */
+	char telemetry_group[64]; /* group that may use the telemetry socket */
 	uint32_t digest_every;    /* compare decision digests every 2^k seqs; 0 = off */
 	uint32_t stats_interval_ms; /* one stats record through rte_log; 0 = off */
 
@@ -135,7 +136,8 @@ struct hgw_config {
 	char venue_host[64];      /* IPv4 address */
 	uint16_t venue_port;
 	char venue_username[7];
-	char venue_password[11];
+	char venue_password[11];  /* never from --set: hgw_config_secrets() */
+	char venue_password_file[256]; /* a 0600/0640 file holding it */
 	char venue_session[11];   /* empty: the current session */
 	uint32_t venue_heartbeat_ms;
 	uint32_t venue_dead_ms;
@@ -163,6 +165,12 @@ int hgw_config_load(struct hgw_config *c, const char *path, char *err,
 
 /* Apply one "section.key=value" override (command line --set). Same
  * errors as hgw_config_load. */
+/* The venue password from [venue] password_file or the environment
+ * (HGW_VENUE_PASSWORD) into venue_password; at most one of the three may
+ * be given. After the file and every --set. 0, or -1 with one line in
+ * err. */
+int hgw_config_secrets(struct hgw_config *c, char *err, size_t errlen);
+
 int hgw_config_set(struct hgw_config *c, const char *assignment, char *err,
 		   size_t errlen);
 

@@ -901,14 +901,15 @@ hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
 	if (tables == NULL)
 		return;
 	if (c->events_log[0] != '\0') {
-		ctl.log = fopen(c->events_log, "wx");
+		/* 0640: what traded is not for every user */
+		ctl.log = hgw_fcreate(c->events_log, 1, 0640);
 		if (ctl.log == NULL && errno == EEXIST)
 			die("[run] events_log = %s: the file exists (never "
 			    "overwritten; remove it or choose another)",
 			    c->events_log);
 		if (ctl.log == NULL)
 			die("[run] events_log = %s: %s", c->events_log,
-			    strerror(errno));
+			    hgw_fcreate_strerror(errno));
 		log_header(ctl.log);
 	}
 	printf("events: %s\n", ctl.membarrier ?
@@ -1272,14 +1273,14 @@ hgw_ctl_reopen_log(void)
 		if (hgw_journal_name(ctl.c->events_log, k, name,
 				     sizeof(name)) < 0)
 			break;
-		f = fopen(name, "wx");
+		f = hgw_fcreate(name, 1, 0640);
 		if (f == NULL && errno != EEXIST)
 			break;
 	}
 	if (f == NULL) {
 		RTE_LOG(ERR, HGW_CTL, "[run] events_log = %s: cannot reopen "
 			"(%s); still writing the file open before\n",
-			ctl.c->events_log, strerror(errno));
+			ctl.c->events_log, hgw_fcreate_strerror(errno));
 		goto out;
 	}
 	log_header(f);

@@ -151,8 +151,11 @@ jfile_create(struct hgw_journal *j, struct jfile *f, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: name too long", j->path);
 			return -1;
 		}
-		/* O_EXCL: an earlier journal is never truncated */
-		fd = open(f->name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		/* O_EXCL: an earlier journal is never truncated, nor a
+		 * symbolic link followed; 0640: the order flow is not for
+		 * every user */
+		fd = open(f->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW |
+			  O_CLOEXEC, 0640);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}

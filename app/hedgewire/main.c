@@ -185,6 +185,8 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 	for (unsigned int i = 0; i < nsets; i++)
 		if (hgw_config_set(c, sets[i], err, sizeof(err)) < 0)
 			die("%s", err);
+	if (hgw_config_secrets(c, err, sizeof(err)) < 0)
+		die("%s", err);
 }
 
 /* Control loop, every millisecond: SIGHUP reopens the journal and the
@@ -340,6 +342,13 @@ main(int argc, char **argv)
 		status = hgw_check_run(conf, args->check_stall_ms);
 		rte_eal_cleanup();
 		return status;
+	}
+	{
+		char err[512];
+
+		if (hgw_stats_tel_share(conf->telemetry_group, err,
+					sizeof(err)) < 0)
+			die("%s", err);
 	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	app.trade = conf->table_file[0] != '\0';

@@ -15,6 +15,7 @@
 
 #include "app.h"
 #include "capture.h"
+#include "hgw_cli.h"
 #include "control.h"
 #include "relay.h"
 
@@ -45,9 +46,10 @@ latency_files(const struct hgw_hist *h, const char *prefix)
 		int rc;
 
 		snprintf(path, sizeof(path), "%s.%s", prefix, json ? "json" : "csv");
-		f = fopen(path, "w");
+		f = hgw_fcreate(path, 0, 0644);
 		if (f == NULL)
-			die("--latency: cannot write %s: %s", path, strerror(errno));
+			die("--latency: cannot write %s: %s", path,
+			    hgw_fcreate_strerror(errno));
 		rc = json ? hgw_hist_write_json(h, f, "orders sent", ns, "ns") :
 			    hgw_hist_write_csv(h, f, ns);
 		if (fclose(f) != 0 && rc == 0)
@@ -62,11 +64,12 @@ static void
 claims_write(struct hgw_worker *const *w, uint32_t n, const char *path)
 {
 	const double ns = 1e9 / (double)rte_get_tsc_hz();
-	FILE *f = fopen(path, "w");
+	FILE *f = hgw_fcreate(path, 0, 0644);
 	int bad;
 
 	if (f == NULL)
-		die("--claims: cannot write %s: %s", path, strerror(errno));
+		die("--claims: cannot write %s: %s", path,
+		    hgw_fcreate_strerror(errno));
 	fprintf(f, "worker,seq,ns,won\n");
 	for (uint32_t i = 0; i < n; i++) {
 		for (uint32_t k = 0; k < w[i]->nclaims; k++)
@@ -238,7 +241,7 @@ replicas_differ(const struct hgw_worker *a, const struct hgw_worker *b,
 static int
 dump_book(const struct hgw_worker *w, uint32_t instruments, const char *path)
 {
-	FILE *out = fopen(path, "w");
+	FILE *out = hgw_fcreate(path, 0, 0644);
 
 	if (out == NULL)
 		return -errno;
@@ -585,7 +588,8 @@ app_dump_book(const struct hgw_app *a)
 			   a->args.dump_book);
 
 	if (rc < 0)
-		die("--dump-book %s: %s", a->args.dump_book, strerror(-rc));
+		die("--dump-book %s: %s", a->args.dump_book,
+		    hgw_fcreate_strerror(-rc));
 }
 
 int

@@ -15,15 +15,21 @@
  * (struct hgw_snap_ctl, worker.h), which the worker copies between two
  * bursts; after the workers have been joined it reads them directly.
  */
+#include <errno.h>
+#include <grp.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <rte_common.h>
 #include <rte_cycles.h>
+#include <rte_eal.h>
 #include <rte_log.h>
 #include <rte_telemetry.h>
 
@@ -407,4 +413,44 @@ hgw_stats_tel_joined(void)
 {
 	/* release: the join's view of the workers' counters is published */
 	atomic_store_explicit(&tel_joined, 1, memory_order_release);
+}
+
+int
+hgw_stats_tel_share(const char *group, char *err, size_t errlen)
+{
+	const char *dir = rte_eal_get_runtime_dir();
+	char sock[PATH_MAX], parent[PATH_MAX], *slash;
+	struct group *g;
+	struct stat st;
+
+	if (group[0] == '\0')
+		return 0;
+	g = getgrnam(group);
+	if (g == NULL) {
+		snprintf(err, errlen, "bad value for [run] telemetry_group: no "
+			 "group '%s'", group);
+		return -1;
+	}
+	if ((size_t)snprintf(sock, sizeof(sock), "%s/dpdk_telemetry.v2", dir) >=
+	    sizeof(sock) || lstat(sock, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+		snprintf(err, errlen, "[run] telemetry_group = %s: no telemetry "
+			 "socket %s (EAL --no-telemetry?)", group, sock);
+		return -1;
+	}
+	/* the runtime directory's parent (/var/run/dpdk, made 0700 by the
+	 * EAL) only gets search permission: other prefixes' directories
+	 * stay closed, and nobody can list it */
+	snprintf(parent, sizeof(parent), "%s", dir);
+	slash = strrchr(parent, '/');
+	if (slash != NULL && slash != parent)
+		*slash = '\0';
+	if (slash == NULL || slash == parent || stat(parent, &st) != 0 ||
+	    chmod(parent, (st.st_mode & 07777) | S_IXGRP | S_IXOTH) != 0 ||
+	    chown(dir, (uid_t)-1, g->gr_gid) != 0 || chmod(dir, 0750) != 0 ||
+	    chown(sock, (uid_t)-1, g->gr_gid) != 0 || chmod(sock, 0660) != 0) {
+		snprintf(err, errlen, "[run] telemetry_group = %s: cannot open "
+			 "%s to the group: %s", group, sock, strerror(errno));
+		return -1;
+	}
+	return 0;
 }

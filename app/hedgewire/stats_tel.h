@@ -26,4 +26,11 @@ void hgw_stats_tel_joined(void);
  * no more. */
 void hgw_stats_tel_fini(void);
 
+/* [run] telemetry_group: the telemetry socket (0660) and its runtime
+ * directory (0750) given to that group, and its parent made searchable,
+ * so that a member (hgw-exporter as an unprivileged user) can connect;
+ * an empty group leaves them as the EAL made them (root only). 0, or -1
+ * with one line in err. */
+int hgw_stats_tel_share(const char *group, char *err, size_t errlen);
+
 #endif /* HGW_APP_STATS_TEL_H */

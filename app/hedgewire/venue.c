@@ -84,8 +84,11 @@ journal_open(const char *path)
 		else
 			snprintf(journal_path, sizeof(journal_path), "%s.%d",
 				 path, i);
-		fd = open(journal_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC,
-			  0644);
+		/* O_EXCL: never an earlier journal overwritten, nor a
+		 * symbolic link followed; 0640: fills are not for every
+		 * user */
+		fd = open(journal_path, O_WRONLY | O_CREAT | O_EXCL |
+			  O_NOFOLLOW | O_CLOEXEC, 0640);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0)

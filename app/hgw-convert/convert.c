@@ -965,7 +965,9 @@ cv_journal_repair(const char *path, int quiet)
 		fprintf(stderr, CV_NAME ": %s: name too long\n", path);
 		return 2;
 	}
-	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* 0640 like the journal it replaces: the order flow */
+	out = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		   0640);
 	if (out < 0) {
 		fprintf(stderr, CV_NAME ": %s: %s\n", tmp, strerror(errno));
 		return 1;

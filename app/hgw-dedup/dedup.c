@@ -35,6 +35,7 @@
 #include <rte_mbuf.h>
 
 #include "hgw_cli.h"
+#include "hgw_soupbin.h"
 #include "hgw_dedup.h"
 #include "hgw_latency.h"
 #include "hgw_order.h"
@@ -84,7 +85,10 @@ usage(FILE *out)
 		"  --venue IP:PORT           the venue's SoupBinTCP port: first\n"
 		"                            copies go there, its answers back to\n"
 		"                            hedgewire on --in's TX queue 0\n"
-		"  --venue-user U --venue-password P --venue-session S\n"
+		"  --venue-user U --venue-session S\n"
+		"  --venue-password-file FILE  the password (mode 0600 or 0640;\n"
+		"                            or HGW_VENUE_PASSWORD; never on the\n"
+		"                            command line, which all users see)\n"
 		"  --state-file FILE         UserRefNum floor, last message (required)\n"
 		"  --heartbeat-ms MS (1000) --dead-ms MS (15000) --reconnect-ms MS (500)\n"
 		"  --max-orders-per-sec N --max-orders-per-sec-per-symbol N (0: off)\n"
@@ -104,6 +108,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "venue", required_argument, NULL, 'V' },
 		{ "venue-user", required_argument, NULL, 'U' },
 		{ "venue-password", required_argument, NULL, 'P' },
+		{ "venue-password-file", required_argument, NULL, 'W' },
 		{ "venue-session", required_argument, NULL, 'S' },
 		{ "state-file", required_argument, NULL, 'F' },
 		{ "heartbeat-ms", required_argument, NULL, 'H' },
@@ -161,7 +166,12 @@ parse(int argc, char **argv, struct opts *o)
 			o->venue.user = optarg;
 			break;
 		case 'P':
-			o->venue.password = optarg;
+			die("--venue-password: a password on the command line "
+			    "is readable by every user (/proc/PID/cmdline): use "
+			    "--venue-password-file FILE or %s",
+			    HGW_SOUP_PASSWORD_ENV);
+		case 'W':
+			o->venue.password_file = optarg;
 			break;
 		case 'S':
 			o->venue.session = optarg;

@@ -4,6 +4,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -169,13 +170,37 @@ learn_udp(struct dsess *s, const uint8_t *f)
 
 /* ---- the session -------------------------------------------------------- */
 
+/* The venue password: from --venue-password-file or HGW_VENUE_PASSWORD
+ * (one of them; neither: empty), never from the command line. */
+static void
+password_get(const struct dsess_opts *o, char *pw, size_t len)
+{
+	const char *env = getenv(HGW_SOUP_PASSWORD_ENV);
+	char err[PATH_MAX + 128];
+
+	pw[0] = '\0';
+	if (env != NULL && env[0] != '\0' && o->password_file != NULL)
+		die("the venue password is given twice (--venue-password-file "
+		    "and %s): give one", HGW_SOUP_PASSWORD_ENV);
+	if (o->password_file != NULL) {
+		if (hgw_soup_secret_file(o->password_file, pw, len, err,
+					 sizeof(err)) < 0)
+			die("bad value for --venue-password-file: %s", err);
+	} else if (env != NULL) {
+		if (strlen(env) >= len)
+			die("bad value for %s: longer than %zu characters",
+			    HGW_SOUP_PASSWORD_ENV, len - 1);
+		strcpy(pw, env);
+	}
+}
+
 struct dsess *
 dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 {
 	struct hgw_soup_cfg sc;
 	struct dsess *s;
 	struct in_addr a;
-	char host[64], err[300];
+	char host[64], err[300], pw[11];
 	const char *colon;
 	uint64_t p;
 
@@ -209,8 +234,11 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	if (hgw_soup_field(sc.username, 6, o->user) != 0)
 		die("bad value for --venue-user: '%s' (printable ASCII, at most "
 		    "6)", o->user);
-	if (hgw_soup_field(sc.password, 10, o->password ? o->password : "") != 0)
-		die("bad value for --venue-password (printable ASCII, at most 10)");
+	password_get(o, pw, sizeof(pw));
+	if (hgw_soup_field(sc.password, 10, pw) != 0)
+		die("bad value for the venue password (printable ASCII, at "
+		    "most 10)");
+	explicit_bzero(pw, sizeof(pw));
 	if (hgw_soup_field(sc.session, 10, o->session ? o->session : "") != 0)
 		die("bad value for --venue-session: '%s' (printable ASCII, at "
 		    "most 10)", o->session);

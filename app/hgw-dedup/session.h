@@ -27,7 +27,7 @@
 
 struct dsess_opts {
 	const char *venue;              /* "IPv4:PORT"; NULL: no session */
-	const char *user, *password, *session, *state_file;
+	const char *user, *password_file, *session, *state_file;
 	uint32_t heartbeat_ms, dead_ms, reconnect_ms;
 	uint32_t max_ops, max_ops_symbol;
 	int cancel_on_disconnect;

@@ -167,7 +167,8 @@ hgw_mold_packet_frame(uint8_t *buf, uint32_t room,
 		      uint64_t seq, const uint8_t *const *msgs,
 		      const uint16_t *lens, uint16_t n)
 {
-	uint32_t plen = HGW_MOLD_HDR_LEN;
+	uint64_t plen = HGW_MOLD_HDR_LEN;   /* 65,535 x (2 + 65,535) + 20
+					     * passes 2^32 */
 	uint8_t *p;
 
 	if (buf == NULL || a == NULL || session == NULL ||
@@ -178,7 +179,7 @@ hgw_mold_packet_frame(uint8_t *buf, uint32_t room,
 	for (uint32_t i = 0; i < n; i++)
 		plen += 2u + lens[i];
 	if (plen > IP_MAX - IP_HDR - UDP_HDR ||
-	    (uint64_t)HGW_MOLD_FRAME_HDR_LEN + plen > room)
+	    HGW_MOLD_FRAME_HDR_LEN + plen > room)
 		return 0;
 	p = buf + HGW_MOLD_FRAME_HDR_LEN;
 	mold_header(p, session, seq, n);
@@ -189,5 +190,5 @@ hgw_mold_packet_frame(uint8_t *buf, uint32_t room,
 			memcpy(p + 2, msgs[i], lens[i]);
 		p += 2u + lens[i];
 	}
-	return frame_close(buf, a, plen);
+	return frame_close(buf, a, (uint32_t)plen);
 }

@@ -14,12 +14,15 @@
  * Accepted carries the accepted sequence number, each next one + 1.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hgw_soupbin.h"
@@ -49,6 +52,66 @@ hgw_soup_field(char *dst, size_t n, const char *s)
 			return -1;
 	memset(dst, ' ', n);
 	memcpy(dst, s, l);
+	return 0;
+}
+
+int
+hgw_soup_secret_mode_ok(unsigned int st_mode)
+{
+	return (st_mode & (S_IWGRP | S_IXGRP | S_IRWXO)) == 0;
+}
+
+int
+hgw_soup_secret_file(const char *path, char *out, size_t outlen, char *err,
+		     size_t errlen)
+{
+	char buf[256];
+	struct stat st;
+	ssize_t n;
+	size_t len;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY |
+		  O_NONBLOCK);
+	if (fd < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s%s", path,
+			 strerror(errno), errno == ELOOP ?
+			 " (a symbolic link is refused)" : "");
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		snprintf(err, errlen, "'%s' is not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	if (!hgw_soup_secret_mode_ok(st.st_mode)) {
+		snprintf(err, errlen, "'%s' holds a password but its mode is "
+			 "%04o: others may not read it (chmod 0600 or 0640)",
+			 path, (unsigned int)(st.st_mode & 07777));
+		close(fd);
+		return -1;
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read '%s': %s", path,
+			 strerror(errno));
+		return -1;
+	}
+	buf[n] = '\0';
+	len = strcspn(buf, "\r\n");
+	if (len >= outlen || (len == (size_t)n && n == (ssize_t)sizeof(buf) - 1)) {
+		snprintf(err, errlen, "'%s': the password is longer than %zu "
+			 "characters", path, outlen - 1);
+		return -1;
+	}
+	if (len == 0) {
+		snprintf(err, errlen, "'%s' is empty: no password", path);
+		return -1;
+	}
+	memcpy(out, buf, len);
+	out[len] = '\0';
+	explicit_bzero(buf, sizeof(buf));
 	return 0;
 }
 

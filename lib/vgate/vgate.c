@@ -44,11 +44,14 @@ hgw_vgate_state_map(const char *path, uint64_t *floor, char *err,
 {
 	struct hgw_venue_state *st;
 	struct stat sb;
-	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/* O_NOFOLLOW: a symbolic link there is refused, never written
+	 * through */
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0600);
 	uint32_t day = today();
 
 	if (fd < 0) {
 		snprintf(err, errlen, "cannot open '%s': %s", path,
+			 errno == ELOOP ? "a symbolic link (refused)" :
 			 strerror(errno));
 		return NULL;
 	}

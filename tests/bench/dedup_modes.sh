@@ -82,7 +82,7 @@ hw_venue() {
 	for ((i = 0; i < 100; i++)); do [ -s "$work/vport" ] && break; sleep 0.05; done
 	port=$(cat "$work/vport")
 	# shellcheck disable=SC2046
-	$B/hedgewire/hedgewire "$(lcores 3)" --no-pci \
+	HGW_VENUE_PASSWORD=P $B/hedgewire/hedgewire "$(lcores 3)" --no-pci \
 		$(scripts/eal-args.sh $((mb + 400))) \
 		--file-prefix hgw-bench --log-level=error \
 		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" -- \
@@ -93,7 +93,7 @@ hw_venue() {
 		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
 		--set risk.max_orders_total=4096 \
 		--set venue.host=127.0.0.1 --set venue.port="$port" \
-		--set venue.username=U --set venue.password=P --set venue.session=S \
+		--set venue.username=U --set venue.session=S \
 		--set venue.state_file="$work/vstate" \
 		--set venue.max_orders_per_sec=0 \
 		--set venue.max_orders_per_sec_per_symbol=0 >"$work/out"

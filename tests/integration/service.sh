@@ -342,8 +342,11 @@ exporter)
 	feed_and_table
 	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
 		"window_ms = 50"
+	# --cache 0: every scrape asks anew, so each one can be compared with
+	# the telemetry answers of the same moment (exporter-flood tests the
+	# cache)
 	python3 "$SRCDIR/scripts/hgw-exporter" --file-prefix "$PREFIX" \
-		--listen 127.0.0.1:0 >"$T/exporter.out" 2>&1 &
+		--listen 127.0.0.1:0 --cache 0 >"$T/exporter.out" 2>&1 &
 	PIDS+=("$!")
 	for _ in $(seq 300); do grep -q '^hgw-exporter .*http://' "$T/exporter.out" && break; sleep 0.1; done
 	url=$(sed -n 's|^hgw-exporter .*\(http://[^ ]*/metrics\).*|\1|p' "$T/exporter.out")
@@ -367,7 +370,7 @@ def value(name, **labels):
     raise AssertionError('no sample %s %s' % (name, labels))
 up = value('hgw_up')
 if len(sys.argv) == 2:
-    assert up == 0 and set(fams) == {'hgw_up'}, (up, list(fams))
+    assert up == 0 and set(fams) == {'hgw_up', 'hgw_exporter_queries'}, (up, list(fams))
     print('down')
     sys.exit(0)
 st = json.loads(open(sys.argv[2]).read())['/hgw/stats']

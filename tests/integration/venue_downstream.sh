@@ -19,10 +19,10 @@ dd_start() {
 	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
 	rm -f "$SOCK"
 	# shellcheck disable=SC2086
-	"$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-dd" \
+	HGW_VENUE_PASSWORD=P "$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-dd" \
 		--log-level=error --vdev "net_memif0,role=server,$MEMIF" -- \
 		--in 0 --queues 3 --idle-ms 0 --venue "127.0.0.1:$PORT" \
-		--venue-user U --venue-password P --venue-session S \
+		--venue-user U --venue-session S \
 		--state-file "$T/dstate" --reconnect-ms 50 "$@" \
 		>"$T/dd.out" 2>"$T/dd.err" &
 	DDPID=$!

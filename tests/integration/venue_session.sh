@@ -80,6 +80,7 @@ journal = $T/venue.jl
 max_orders_per_sec = 0
 max_orders_per_sec_per_symbol = 0
 EOF
+chmod 0600 "$T/conf.ini"	# it holds the venue password
 
 # every order the simulator received: UserRefNums strictly increasing,
 # no ClOrdID twice, as many as hedgewire says it sent
@@ -118,7 +119,10 @@ login)
 	;;
 reject)
 	sim_start
-	hw --set venue.password=WRONG --set replay.pace=rate --set replay.pps=3000
+	# the password only from a file others cannot read (or the
+	# environment): never from --set
+	sed -i 's/^password = P$/password = WRONG/' "$T/conf.ini"
+	hw --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	expect_eq "rejected" "$(vv rejected)" 1
 	expect_eq "orders sent" "$(vv "orders sent")" 0
@@ -361,6 +365,7 @@ fills)
 	sed -e 's/^max_position = .*/max_position = 1500\nmax_open_orders = 2/' \
 		-e "s|^workers = 2|workers = 3\\nevents_log = $T/events.log|" \
 		"$T/conf.ini" >"$T/fills.ini"
+	chmod 0600 "$T/fills.ini"
 	RC=0
 	run_hw "--lcores=0@0,1@1,2@0,3@1,4@0" \
 		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \

@@ -309,6 +309,31 @@ test_kinds_apart(void)
 		     HGW_FEED_DROP_MOLD_TRUNCATED);
 }
 
+/* Sizes are summed in 64 bits: 65,535 blocks of 65,535 bytes add up to
+ * 20 + 65,535 x 65,537 = 2^32 + 19, which a 32-bit sum wraps to 19 bytes
+ * that "fit", and then writes 4 GiB. Refused, nothing written. */
+static void
+test_packet_size_overflow(void)
+{
+	static uint8_t msg[65535];
+	const uint8_t **msgs = calloc(65535, sizeof(*msgs));
+	uint16_t *lens = calloc(65535, sizeof(*lens));
+	uint8_t f[256];
+
+	HGW_CHECK(msgs != NULL && lens != NULL);
+	for (uint32_t i = 0; i < 65535; i++) {
+		msgs[i] = msg;
+		lens[i] = 65535;
+	}
+	memset(f, 0xA5, sizeof(f));
+	HGW_CHECK_EQ(hgw_mold_packet_frame(f, sizeof(f), &to_server, SESSION,
+					   1, msgs, lens, 65535), 0);
+	HGW_CHECK_EQ(f[0], 0xA5);
+	HGW_CHECK_EQ(f[sizeof(f) - 1], 0xA5);
+	free(msgs);
+	free(lens);
+}
+
 int
 main(void)
 {
@@ -316,5 +341,6 @@ main(void)
 	HGW_TEST(test_request_refused);
 	HGW_TEST(test_packet_round_trip);
 	HGW_TEST(test_kinds_apart);
+	HGW_TEST(test_packet_size_overflow);
 	return hgw_test_done();
 }

@@ -209,6 +209,22 @@ size_t hgw_soup_login_request(uint8_t *buf, const char username[6],
  * than n or holds a byte outside printable ASCII. */
 int hgw_soup_field(char *dst, size_t n, const char *s);
 
+/* The environment variable a venue password may come from, so that it is
+ * never on a command line (/proc/PID/cmdline is readable by every user). */
+#define HGW_SOUP_PASSWORD_ENV "HGW_VENUE_PASSWORD"
+
+/* 1 if a file with this st_mode may hold a secret: no access for others
+ * and at most read for the group (0600, 0640, 0400, 0440). */
+int hgw_soup_secret_mode_ok(unsigned int st_mode);
+
+/* Read a secret (a venue password) from the first line of path into out
+ * (outlen bytes, NUL-terminated; the line ending is not kept). The file
+ * must be a regular file, not a symbolic link (O_NOFOLLOW), whose mode
+ * passes hgw_soup_secret_mode_ok(), and the line must fit. Returns 0, or
+ * -1 with one line in err. */
+int hgw_soup_secret_file(const char *path, char *out, size_t outlen,
+			 char *err, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif
