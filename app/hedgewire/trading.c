@@ -438,6 +438,7 @@ app_workers_init(struct hgw_app *a)
 			fc.alt_ip = c->src_ip;
 			fc.alt_port = (uint16_t)(c->rq_client_port + i);
 			fc.alt_src = a->rq_server_ip;
+			fc.alt_sport = a->rq_server_port;
 			r->on = 1;
 			memcpy(r->addr.src_mac, c->src_mac, 6);
 			memcpy(r->addr.dst_mac, c->dst_mac, 6);

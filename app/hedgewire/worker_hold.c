@@ -29,6 +29,8 @@ recovery_request(struct hgw_worker *w)
 	r->active = 1;
 	r->asked_seq = from;
 	r->asked_n = RTE_MIN(n, r->max_messages);
+	/* the decoder takes answers inside this range only */
+	hgw_feed_retrans_expect(&w->feed, w->hold.session[0], from, r->asked_n);
 	r->deadline = rte_rdtsc() + r->cur_timeout;
 	if (m == NULL) {
 		r->no_mbuf++;
@@ -146,6 +148,7 @@ wk_hold_retry(struct hgw_worker *w)
 	w->cur_line = line;
 	if (h->n == 0 && w->rq.active) {
 		w->rq.active = 0;
+		hgw_feed_retrans_none(&w->feed);
 		w->rq.recovered++;
 	} else if (h->n != 0 && w->rq.active &&
 		   hold_next_seq(w) >= w->rq.asked_seq + w->rq.asked_n) {
@@ -171,6 +174,7 @@ wk_hold_give_up(struct hgw_worker *w, enum hgw_halt why)
 	if (why == HGW_HALT_NO_ANSWER)
 		w->rq.failed++;
 	w->rq.active = 0;
+	hgw_feed_retrans_none(&w->feed);
 	wk_halt(w, why, h->session[0], hold_next_seq(w));
 	hold_take(w, 0, HGW_FEED_TAKE_GAP);
 	wk_hold_retry(w);

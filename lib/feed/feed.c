@@ -53,6 +53,7 @@ hgw_feed_init(struct hgw_feed *f, const struct hgw_feed_conf *conf)
 	memset(f, 0, sizeof(*f));
 	f->conf = *conf;
 	f->current = -1;
+	f->rq_session = -1;
 	return 0;
 }
 
@@ -593,7 +594,8 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
 
 	*retrans = !feed && f->conf.alt_port != 0 && dport == f->conf.alt_port &&
 		   dst == f->conf.alt_ip &&
-		   (f->conf.alt_src == 0 || hgw_be32(ip + 12) == f->conf.alt_src);
+		   (f->conf.alt_src == 0 || hgw_be32(ip + 12) == f->conf.alt_src) &&
+		   (f->conf.alt_sport == 0 || hgw_be16(udp) == f->conf.alt_sport);
 	if (!feed && !*retrans)
 		return drop(f, HGW_FEED_DROP_NOT_FEED);
 
@@ -671,14 +673,12 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 			     count - 1u < HGW_MOLD_END_SESSION - 1u, 1)) {
 		s = &f->sessions[si];
 		if (__builtin_expect(seq == s->next_seq && !s->ended &&
-				     s->first_seq != 0 &&
+				     s->first_seq != 0 && !retrans &&
 				     memcmp(s->name, mold,
 					    HGW_MOLD_SESSION_LEN) == 0, 1)) {
 			s->next_seq = seq + count;
 			s->packets++;
 			s->messages += count;
-			if (retrans)
-				f->stats.retrans_messages += count;
 			f->stats.mold_packets++;
 			p->join = 0;
 			p->gap = 0;
@@ -698,6 +698,11 @@ hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 	 * comes from the re-request server: nothing else is taken from it */
 	if (retrans && (s == NULL || blocks == 0))
 		return drop(f, HGW_FEED_DROP_NOT_FEED);
+	/* ... and only what was asked: one forged answer at next_seq could
+	 * otherwise put 65,534 messages into the book */
+	if (retrans && (si != f->rq_session || seq < f->rq_lo ||
+			seq + blocks > f->rq_hi))
+		return drop(f, HGW_FEED_DROP_RETRANS_UNASKED);
 	p->join = 0;
 	if (s == NULL) {
 		enum hgw_feed_drop why;

@@ -52,7 +52,8 @@ extern "C" {
 	X(MOLD_AFTER_END, "mold_after_end",  "packet after the session's end-of-session") \
 	X(ITCH_BAD_LENGTH,"itch_bad_length", "ITCH message length does not match its type") \
 	X(ITCH_UNKNOWN,   "itch_unknown_type", "ITCH message type not in ITCH 5.0") \
-	X(USE_AFTER_FREE, "use_after_free",  "frame starts with the freed-buffer poison pattern (HGW_FEED_POISON)")
+	X(USE_AFTER_FREE, "use_after_free",  "frame starts with the freed-buffer poison pattern (HGW_FEED_POISON)") \
+	X(RETRANS_UNASKED, "retrans_unasked", "a retransmission outside the one request outstanding (another session or range, or none asked)")
 
 enum hgw_feed_drop {
 #define HGW_FEED_DROP_ENUM(code, name, help) HGW_FEED_DROP_##code,
@@ -108,6 +109,7 @@ struct hgw_feed_conf {
 	uint32_t alt_ip;
 	uint16_t alt_port;
 	uint32_t alt_src;   /* ... sent by this address only (0: any) */
+	uint16_t alt_sport; /* ... from this UDP port only (0: any) */
 	/* A packet ahead of the expected number (a gap, or the first packet
 	 * of a session met mid-way without join_baseline) is not taken but
 	 * returned as HGW_FEED_AHEAD, so that the caller can hold it until
@@ -183,7 +185,31 @@ struct hgw_feed {
 	char cand_name[HGW_MOLD_SESSION_LEN];
 	uint32_t cand_packets;
 	uint64_t cand_next;
+	/* the retransmission asked for (hgw_feed_retrans_expect): an answer
+	 * is taken only of that session and inside [rq_lo, rq_hi) */
+	int32_t rq_session;     /* -1: none outstanding */
+	uint64_t rq_lo, rq_hi;
 };
+
+/* A re-request for n messages of session (an index into sessions) from
+ * seq was sent: retransmissions inside that range are taken from now on,
+ * any other is dropped (HGW_FEED_DROP_RETRANS_UNASKED). One request at a
+ * time: a new one replaces the last. */
+static inline void
+hgw_feed_retrans_expect(struct hgw_feed *f, uint16_t session, uint64_t seq,
+			uint64_t n)
+{
+	f->rq_session = session;
+	f->rq_lo = seq;
+	f->rq_hi = seq + n < seq ? UINT64_MAX : seq + n;
+}
+
+/* No request outstanding any more: every retransmission is dropped. */
+static inline void
+hgw_feed_retrans_none(struct hgw_feed *f)
+{
+	f->rq_session = -1;
+}
 
 /* One accepted MoldUDP64 packet, positioned at its first new message. */
 struct hgw_feed_pkt {

@@ -559,7 +559,8 @@ test_hold_ahead(void)
 	HGW_CHECK_EQ(run(&held, hlen, &got), 2);
 	HGW_CHECK_EQ(feed.stats.gaps, 0);
 	HGW_CHECK_EQ(feed.sessions[0].next_seq, 7);
-	/* a retransmission (unicast to us) fills 7..8 under 9 */
+	/* a retransmission (unicast to us) fills 7..8 under 9: only once
+	 * asked for, and only inside what was asked */
 	fb_start(&held, 0, "S1", 9);
 	fb_msg(&held, m, 12);
 	hlen = fb_finish(&held);
@@ -571,6 +572,20 @@ test_hold_ahead(void)
 	hgw_put_be32(f.buf + f.ip + 16, 0x0A020001);
 	hgw_put_be16(f.buf + f.ip + 22, 26500);
 	fb_checksums(f.buf + f.ip);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)),
+		     HGW_FEED_DROP_RETRANS_UNASKED);		/* none asked */
+	hgw_feed_retrans_expect(&feed, 0, 7, 1);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)),
+		     HGW_FEED_DROP_RETRANS_UNASKED);		/* 8 not asked */
+	hgw_feed_retrans_expect(&feed, 1, 7, 2);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)),
+		     HGW_FEED_DROP_RETRANS_UNASKED);		/* other session */
+	hgw_feed_retrans_expect(&feed, 0, 8, 5);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)),
+		     HGW_FEED_DROP_RETRANS_UNASKED);		/* 7 not asked */
+	HGW_CHECK_EQ(feed.stats.drops[HGW_FEED_DROP_RETRANS_UNASKED], 4);
+	HGW_CHECK_EQ(feed.sessions[0].next_seq, 7);
+	hgw_feed_retrans_expect(&feed, 0, 7, 2);
 	HGW_CHECK_EQ(run(&f, f.len, &got), 2);
 	HGW_CHECK_EQ(feed.stats.retrans_messages, 2);
 	HGW_CHECK_EQ(run(&held, hlen, &got), 1);
@@ -578,6 +593,14 @@ test_hold_ahead(void)
 	hgw_put_be16(f.buf + f.ip + 22, 26501);
 	fb_checksums(f.buf + f.ip);
 	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)), HGW_FEED_DROP_NOT_FEED);
+	/* nor an answer from another port than the server's */
+	hgw_put_be16(f.buf + f.ip + 22, 26500);
+	fb_checksums(f.buf + f.ip);
+	feed.conf.alt_sport = (uint16_t)(hgw_be16(f.buf + f.ip + 20) + 1);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)), HGW_FEED_DROP_NOT_FEED);
+	feed.conf.alt_sport = hgw_be16(f.buf + f.ip + 20);
+	HGW_CHECK_EQ(hgw_feed_reason(run(&f, f.len, &got)),
+		     HGW_FEED_DROP_MOLD_DUPLICATE);	/* its own port: ours */
 	/* given up: taken as a gap */
 	fb_start(&held, 0, "S1", 20);
 	fb_msg(&held, m, 12);
@@ -587,8 +610,10 @@ test_hold_ahead(void)
 					&p), 1);
 	HGW_CHECK_EQ(p.gap, 1);
 	HGW_CHECK_EQ(feed.stats.gap_messages, 10);	/* 10..19 */
-	/* frames counted once, however often a held one was offered */
-	HGW_CHECK_EQ(feed.stats.frames, 7);
+	/* frames counted once, however often a held one was offered (the
+	 * 7 frames, and the retransmission offered 6 more times above,
+	 * refused) */
+	HGW_CHECK_EQ(feed.stats.frames, 13);
 
 	/* a jump beyond max_jump while holding: the first packet is a
 	 * suspect, the next confirms it, and every packet that goes on from
@@ -1107,6 +1132,23 @@ test_fast_path_agrees(void)
 		ref_feed_init(&a, &conf);
 		hgw_feed_init(&b, &conf);
 		for (int i = 0; i < 20000; i++) {
+			/* now and then a re-request outstanding (or none),
+			 * around the current session's next number, so that
+			 * some retransmissions are asked for and some not */
+			if (xrnd(&rs) % 16 == 0) {
+				int32_t cs = b.current < 0 ? 0 : b.current;
+				uint64_t nx = b.sessions[cs].next_seq;
+				uint64_t lo = nx > 2 ? nx - xrnd(&rs) % 3 : 1;
+				uint64_t n = xrnd(&rs) % 40;
+
+				if (xrnd(&rs) % 4 == 0) {
+					hgw_feed_retrans_none(&a);
+					hgw_feed_retrans_none(&b);
+				} else {
+					hgw_feed_retrans_expect(&a, (uint16_t)cs, lo, n);
+					hgw_feed_retrans_expect(&b, (uint16_t)cs, lo, n);
+				}
+			}
 			uint32_t len = random_frame(&f, &g);
 			uint32_t ck = conf.hold_ahead && xrnd(&rs) % 3 == 0 ?
 				      HGW_FEED_TAKE_GAP : 0;
