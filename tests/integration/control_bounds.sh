@@ -63,6 +63,28 @@ stop_hw() {
 	[ "$rc" = 0 ] || fail "exit status $rc after SIGTERM: $(tail -5 "$T/err")"
 }
 
+# run_past: until both workers have evaluated 4000 more messages (4 s of
+# feed) than now, at most 60 s: an event posted before is behind them
+run_past() {
+	python3 - "$PREFIX" <<'PY'
+import json, os, socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(os.path.join('/var/run/dpdk', sys.argv[1], 'dpdk_telemetry.v2'))
+s.recv(16384)
+def msgs():
+    s.send(b'/hgw/workers')
+    w = json.loads(s.recv(65536))['/hgw/workers']
+    return [w['worker%d' % i].get('messages', 0) for i in (0, 1)]
+start = msgs()
+end = time.monotonic() + 60
+while time.monotonic() < end:
+    if all(m >= b + 4000 for m, b in zip(msgs(), start)):
+        sys.exit(0)
+    time.sleep(0.05)
+sys.exit(1)
+PY
+}
+
 case $SCENARIO in
 flood)
 	# 200 s of feed at 1000 packets/s: far beyond the command stream
@@ -117,23 +139,7 @@ flood)
 	[ -n "$kseq" ] && [ "$kseq" -gt 0 ] || fail "last kill: $res"
 	# both replicas run 4000 messages (1000 packets) past its position
 	# before the stop: any order they decided there would have left
-	python3 - "$PREFIX" "$kseq" <<'PY' || fail "the feed did not pass the kill's position"
-import json, os, socket, sys, time
-s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-s.connect(os.path.join('/var/run/dpdk', sys.argv[1], 'dpdk_telemetry.v2'))
-s.recv(16384)
-def msgs():
-    s.send(b'/hgw/workers')
-    w = json.loads(s.recv(65536))['/hgw/workers']
-    return [w['worker%d' % i].get('messages', 0) for i in (0, 1)]
-start = msgs()
-end = time.monotonic() + 60
-while time.monotonic() < end:
-    if all(m >= b + 4000 for m, b in zip(msgs(), start)):
-        sys.exit(0)
-    time.sleep(0.05)
-sys.exit(1)
-PY
+	run_past || fail "the feed did not pass the kill's position"
 	stop_hw
 	# what left the ports: orders triggered before the kill, none at or
 	# after it (UserRefNum = the trigger's sequence number, one session)
@@ -186,6 +192,98 @@ full)
 		fail "events: $(tel /hgw/events)"
 	stop_hw
 	echo "  $PATCHES_MAX patches stored, the next refused; the kill switch still taken"
+	;;
+session-lost)
+	# Past the 4,099 patches that once reached the kill switch's state:
+	# the venue session is then lost (the simulator stops), and the
+	# control plane must still set the kill switch for every replica.
+	SIM="$SRCDIR/scripts/venue_sim.py"
+	[ -f "$SIM" ] || { echo "SKIP: no $SIM"; exit 77; }
+	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 31 --instruments 40 \
+		--messages 400000 --per-packet 4
+	"$TABLEGEN" -q --patch "$T/patch.txt" --patch-count 40 --instruments 64 \
+		--spreads 8 --imbalances 8 --seed 71
+	rm -f "$T/port"
+	python3 "$SIM" --listen 127.0.0.1:0 --user U --password P --session S \
+		--journal "$T/sim.jsonl" --ready-file "$T/port" >"$T/sim.out" 2>&1 &
+	sim=$!
+	PIDS+=("$sim")
+	for _ in $(seq 600); do
+		[ -s "$T/port" ] && break
+		kill -0 "$sim" 2>/dev/null || break
+		sleep 0.05
+	done
+	port=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
+	cat >>"$T/conf.ini" <<EOF2
+dedup = tx-lcore
+[venue]
+host = 127.0.0.1
+port = $port
+username = U
+password = P
+session = S
+state_file = $T/state
+journal = $T/venue.jl
+max_orders_per_sec = 0
+max_orders_per_sec_per_symbol = 0
+[replay]
+pace = rate
+pps = 1000
+EOF2
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0,3@1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" -- \
+		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
+	pid=$!
+	PIDS+=("$pid")
+	tel_open
+	tel /hgw/table | grep -q '"replicas": 2' || fail "telemetry: $(tel /hgw/table)"
+	# trading: orders reach the venue (at most 30 s: a loaded host)
+	for _ in $(seq 300); do
+		tel /hgw/stats | grep -q '"orders_sent": [1-9]' && break
+		kill -0 "$pid" 2>/dev/null || fail "hedgewire ended: $(cat "$T/err")"
+		sleep 0.1
+	done
+	python3 "$SRCDIR/tests/integration/tel_flood.py" "$PREFIX" --pid "$pid" \
+		--patch "$T/patch.txt" --patches 5000 --toggles 0 \
+		>"$T/flood.out" 2>&1 || fail "flood: $(cat "$T/flood.out")"
+	echo "  $(tail -1 "$T/flood.out" | sed 's/tel_flood: //')"
+	expect_eq "kill switch after the patches" "$(tel /hgw/risk/kill)" \
+		'{"/hgw/risk/kill": {"kill": 0}}'
+	n=$(tel /hgw/events | sed -n 's/.*"events": \([0-9]*\).*/\1/p')
+	# the venue goes away: the session is lost
+	kill "$sim"
+	wait "$sim" 2>/dev/null || true
+	for _ in $(seq 300); do
+		grep -q "venue session lost" "$T/err" && break
+		sleep 0.1
+	done
+	grep -q "venue session lost: trading stops until /hgw/risk/kill,0" "$T/err" ||
+		fail "no kill on the lost session: $(grep 'venue session lost' "$T/err" || tail -3 "$T/err")"
+	expect_eq "kill switch after the lost session" "$(tel /hgw/risk/kill)" \
+		'{"/hgw/risk/kill": {"kill": 1}}'
+	# the kill event, among the last 64 (venue answers and orders
+	# taken back are events too)
+	k=$(tel /hgw/events | python3 -c '
+import json, sys
+ev = json.loads(sys.stdin.read())["/hgw/events"]
+n = int(sys.argv[1])
+print(max([int(i) for i, d in ev.items() if i.isdigit() and int(i) > n
+           and d.startswith("kill 1 ")] or [0]))' "$n")
+	[ "$k" -gt 0 ] || fail "no kill event after event $n: $(tel /hgw/events | tail -c 300)"
+	run_past || fail "the feed did not pass the kill's position"
+	kill -TERM "$pid"
+	wait "$pid" || true	# the venue is gone: the exit status says so
+	# the switch was never on before (no toggle): every decision it
+	# rejected came after the lost session's kill; the other replica
+	# decided alike (digests compared: none left the race) and took
+	# every event before the same message
+	grep -q "NOT at the same message\|PASSED WITHOUT IT\|LEFT THE RACE" "$T/out" &&
+		fail "replicas: $(grep 'NOT at\|PASSED\|LEFT' "$T/out" | head -3)"
+	rejects=$(value reject_kill_switch)
+	[ "${rejects:-0}" -gt 0 ] || fail "no decision met the kill switch after the lost session"
+	echo "  session lost after $n events: kill event $k; $rejects decisions then met the kill switch"
 	;;
 *)
 	fail "unknown scenario $SCENARIO";;
