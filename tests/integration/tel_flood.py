@@ -118,7 +118,7 @@ def main():
         cmd = flight.popleft()
         try:
             reply = s.recv(16384)
-        except OSError as e:
+        except OSError:
             reply = b''
         if not reply:
             print('tel_flood: hedgewire went away after %d patches, %d '
