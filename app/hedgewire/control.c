@@ -66,6 +66,11 @@ RTE_LOG_REGISTER(hgw_ctl_logtype, hgw.ctl, INFO);
  * a limit or a patch: they wait (in their own rings, and at the venue)
  * until the workers have taken enough. */
 #define EV_RESERVE 256
+/* Table patches kept until every worker the event went to has taken it
+ * (a worker reads the patch's entries when it takes the event). With the
+ * feed moving that is the next message; a patch past this many waiting
+ * is refused, never stored over another (memory stays bounded). */
+#define PATCHES_MAX 256
 
 struct ev_rec {
 	struct hgw_event ev;
@@ -106,8 +111,13 @@ static struct {
 	uint64_t next_id;               /* events issued (ids 1..next_id) */
 	/* the last HGW_EV_MAX events, by id % HGW_EV_MAX */
 	struct ev_rec rec[HGW_EV_MAX];
+	/* patches some worker may still read, oldest first */
 	uint32_t npatches;
-	struct hgw_table_patch *patches[HGW_EV_MAX];
+	struct patch_rec {
+		struct hgw_table_patch *p;
+		uint64_t id;                    /* its event */
+		uint32_t targets;               /* workers it was sent to */
+	} patches[PATCHES_MAX];
 	uint64_t last_key, last_seq;    /* the last position stamped */
 	/* the control plane's view of what the events set */
 	uint32_t kill;
@@ -135,6 +145,43 @@ worker_dead(uint32_t i)
 	/* relaxed: a flag; a dead worker takes no more events */
 	return atomic_load_explicit(&ctl.w[i]->shared.dead,
 				    memory_order_relaxed) != 0;
+}
+
+/* Has worker i taken event id, or stopped for good (it takes no more)?
+ * Then it never reads that event's patch again. */
+static int
+worker_took(uint32_t i, uint64_t id)
+{
+	/* acquire: pairs with the worker's release of ev_taken after it
+	 * applied the event (and of dead after its last one): its reads
+	 * of the patch happen-before our free */
+	return atomic_load_explicit(&ctl.w[i]->shared.ev_taken,
+				    memory_order_acquire) >= id ||
+	       atomic_load_explicit(&ctl.w[i]->shared.dead,
+				    memory_order_acquire) != 0;
+}
+
+/* Free the patches every worker they were sent to has taken (under
+ * ctl.lock). A worker out of the race or halted still takes the events
+ * on its queue, and reads their patches then: it is waited for. */
+static void
+patches_reap(void)
+{
+	uint32_t k = 0;
+
+	for (uint32_t j = 0; j < ctl.npatches; j++) {
+		struct patch_rec *pr = &ctl.patches[j];
+		int done = 1;
+
+		for (uint32_t i = 0; i < ctl.n && done; i++)
+			if (pr->targets & (1u << i))
+				done = worker_took(i, pr->id);
+		if (done)
+			hgw_table_patch_free(pr->p);
+		else
+			ctl.patches[k++] = *pr;
+	}
+	ctl.npatches = k;
 }
 
 /* A worker's published position (shared.horizon, shared.handed):
@@ -286,11 +333,31 @@ post(struct hgw_event *e, uint32_t patch_count, char *err, size_t errlen)
 		}
 		targets |= 1u << i;
 	}
+	/* The record about to be reused is the event HGW_EV_MAX before
+	 * this one: a racing worker that has not taken it has as many
+	 * waiting (its feed has not moved since). The kill switch goes on
+	 * without it, as for a full queue; anything else is refused, the
+	 * record kept for the end-of-run report. */
+	r = &ctl.rec[(ctl.next_id + 1) % HGW_EV_MAX];
+	for (uint32_t i = 0; i < ctl.n && r->ev.id != 0; i++) {
+		if (!(targets & (1u << i)) || !(r->targets & (1u << i)) ||
+		    worker_took(i, r->ev.id))
+			continue;
+		if (e->type != HGW_EVENT_KILL) {
+			snprintf(err, errlen, "event record full: worker %u "
+				 "has not taken event %" PRIu64 " (its feed has "
+				 "not reached it)", i, r->ev.id);
+			return -1;
+		}
+		struct hgw_ckpt none = { 0, 0, 0, 0 };
+
+		leave(i, HGW_LEAVE_STUCK, &none);
+		targets &= ~(1u << i);
+	}
 	if (targets == 0) {
 		snprintf(err, errlen, "no worker is racing");
 		return -1;
 	}
-	r = &ctl.rec[(ctl.next_id + 1) % HGW_EV_MAX];
 	memset(r, 0, sizeof(*r));
 	r->ev = *e;
 	r->targets = targets;
@@ -683,9 +750,21 @@ tel_table_patch(const char *cmd __rte_unused, const char *params,
 	}
 	e.patch = p;
 	pthread_mutex_lock(&ctl.lock);
-	rc = post(&e, hgw_table_patch_count(p), err, sizeof(err));
+	patches_reap();
+	if (ctl.npatches == PATCHES_MAX) {
+		/* the oldest waits for a worker whose feed has not moved */
+		snprintf(err, sizeof(err), "patch store full: %u patches "
+			 "wait for a worker to take them (event %" PRIu64
+			 " first)", (unsigned int)PATCHES_MAX,
+			 ctl.patches[0].id);
+		rc = -1;
+	} else {
+		rc = post(&e, hgw_table_patch_count(p), err, sizeof(err));
+	}
 	if (rc == 0)
-		ctl.patches[ctl.npatches++] = p;	/* freed at fini */
+		ctl.patches[ctl.npatches++] = (struct patch_rec){
+			.p = p, .id = e.id,
+			.targets = ctl.rec[e.id % HGW_EV_MAX].targets };
 	reply_event(d, rc, &e, err);
 	if (rc == 0)
 		rte_tel_data_add_dict_u64(d, "entries", hgw_table_patch_count(p));
@@ -1492,7 +1571,7 @@ hgw_ctl_fini(void)
 	ctl.closed = 1;
 	ctl.tables = NULL;
 	for (uint32_t i = 0; i < ctl.npatches; i++)
-		hgw_table_patch_free(ctl.patches[i]);
+		hgw_table_patch_free(ctl.patches[i].p);
 	ctl.npatches = 0;
 	if (ctl.log != NULL)
 		fclose(ctl.log);

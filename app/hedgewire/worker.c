@@ -554,6 +554,11 @@ events_due(struct hgw_worker *w, uint32_t i)
 				   w->batch_session[i], w->batch_seq[i]))
 			return;
 		event_apply(w, e, i);
+		/* release: everything event_apply read of the event (a
+		 * patch's entries) happens-before the control plane's
+		 * acquire of ev_taken, after which it may free them */
+		atomic_store_explicit(&w->shared.ev_taken, e->id,
+				      memory_order_release);
 		w->ev_head = (w->ev_head + 1) % HGW_EV_LOCAL;
 		if (--w->ev_n == 0)
 			events_pull(w);	/* more may wait on the queue */

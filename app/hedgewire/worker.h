@@ -304,8 +304,11 @@ struct hgw_worker {
 		 * relaxed: the control plane only uses it to decide to stop,
 		 * and reads results after the join. */
 		_Atomic uint32_t at_end;
-		/* 1 once the worker stopped for good on an injected fault;
-		 * relaxed, as at_end (it counts as ended). */
+		/* 1 once the worker stopped for good on an injected fault.
+		 * Release, stored after its last event was taken: the
+		 * control plane counts it as ended (relaxed is enough for
+		 * that) and, loading it with acquire, frees the table
+		 * patches it will never read (control.c). */
 		_Atomic uint32_t dead;
 		/* Why the worker stopped trading on missed input (enum
 		 * hgw_halt; 0: it trades). Written once by the worker,
@@ -327,6 +330,12 @@ struct hgw_worker {
 		 * know when a kill switch's recall has seen every order
 		 * decided before the kill's position (control.c). */
 		_Atomic uint64_t handed;
+		/* The id of the last control event this worker took (0:
+		 * none); events reach a worker in id order. Release, stored
+		 * after the event was applied; the control plane loads it
+		 * with acquire before it frees a table patch the worker
+		 * read, or reuses the record of an event (control.c). */
+		_Atomic uint64_t ev_taken;
 		/* Orders its port refused for good (out.refused points
 		 * here); relaxed: a count the control plane polls to set
 		 * the kill switch, it publishes no other data. */

@@ -170,8 +170,10 @@ wl_run(struct hgw_worker *w, const unsigned int flags)
 			/* Test-only: stop for good (at a frame boundary,
 			 * so every order of the frames it took has left):
 			 * the worker is gone, the others carry on. */
+			/* release: its last event reads happen-before
+			 * the control plane's acquire (it frees patches) */
 			atomic_store_explicit(&w->shared.dead, 1,
-					      memory_order_relaxed);
+					      memory_order_release);
 			return wk_done(w);
 		}
 	}
