@@ -192,7 +192,9 @@ sys.exit(rc)' "$1" "$T/window" "${@:2}"
 # only what the injected stalls must show, at least their count and
 # duration, and their period among those found.
 check_injected() {
-	python3 - "$1" "$2" "$T/inj" $(cat "$T/window") \
+	local launch exited
+	read -r launch exited <"$T/window"
+	python3 - "$1" "$2" "$T/inj" "$launch" "$exited" \
 		"$INJ_PERIOD_NS" "$INJ_BUSY_NS" "$INJ_THRESHOLD" <<'PY'
 import json, re, statistics, sys
 cpu = int(sys.argv[2])
