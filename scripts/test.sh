@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Runs the whole hedgewire test suite and ends with "N passed, N failed".
+# Runs the whole hedgewire test suite and ends with "N passed, N failed,
+# N skipped", each failure and each skip (with the reason it printed)
+# named above that line.
 #   1. set-up (packages, huge pages, build/ with gcc and -Dwerror=true),
 #      then the packages only the tests need (TEST_PACKAGES below);
 #   2. every test in build/: unit, end-to-end through DPDK vdevs, tshark;
@@ -15,9 +17,9 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${HGW_FUZZ_SECONDS:-60}
-passed=0 failed=0 skipped=0 failures=""
+passed=0 failed=0 skipped=0 failures="" skips=""
 
-scripts/setup.sh || { echo "0 passed, 1 failed"; exit 1; }
+scripts/setup.sh || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 
 # What only the tests need, beyond scripts/setup.sh's: clang, llvm and the
 # compiler-rt libraries for build-san/ (ASan, UBSan, libFuzzer); tshark,
@@ -51,7 +53,32 @@ fail_step() {
 	failures+="  $1"$'\n'
 }
 
-# Adds the counts of one `meson test` run (its summary block) to the totals.
+# skip_reasons BUILDDIR PREFIX: one line per test the last `meson test`
+# in BUILDDIR skipped (exit 77), its name and the reason it printed (its
+# last line starting "SKIP", else its last line), from the test log.
+skip_reasons() {
+	python3 - "$1/meson-logs/testlog.json" "$2" <<'PY'
+import json, sys
+try:
+    lines = open(sys.argv[1]).read().splitlines()
+except OSError as e:
+    print("  %s(no test log: %s)" % (sys.argv[2], e.strerror))
+    sys.exit(0)
+for line in lines:
+    t = json.loads(line)
+    if t.get("result") != "SKIP":
+        continue
+    out = [l.strip() for l in ((t.get("stdout") or "") + "\n" +
+           (t.get("stderr") or "")).splitlines() if l.strip()]
+    said = [l for l in out if l.startswith("SKIP")]
+    why = said[-1] if said else out[-1] if out else "no reason printed"
+    print("  %s%s: %s" % (sys.argv[2], t["name"], why))
+PY
+}
+
+# Adds the counts of one `meson test` run (its summary block) to the
+# totals, and the names of what failed and what was skipped to theirs.
+#   tally LOG PREFIX BUILDDIR
 tally() {
 	local log=$1 ok xfail fail upass skip tout
 	ok=$(awk '/^Ok:/ {print $2}' "$log")
@@ -73,6 +100,7 @@ tally() {
 	passed=$((passed + ok + ${xfail:-0}))
 	failed=$((failed + ${fail:-0} + ${upass:-0} + ${tout:-0}))
 	skipped=$((skipped + ${skip:-0}))
+	[ "${skip:-0}" -eq 0 ] || skips+=$(skip_reasons "$3" "$2")$'\n'
 }
 
 log=$(mktemp /tmp/hgw-test.XXXXXX)
@@ -80,7 +108,7 @@ trap 'rm -f "$log"' EXIT
 
 echo "== tests (gcc, release, -Dwerror=true)"
 meson test -C build --print-errorlogs 2>&1 | tee "$log"
-tally "$log" "build: "
+tally "$log" "build: " build
 
 echo "== tests (clang, ASan+UBSan, fuzz ${FUZZ_SECONDS}s)"
 if [ ! -f build-san/build.ninja ]; then
@@ -95,7 +123,7 @@ if [ -f build-san/build.ninja ] && ninja -C build-san >/dev/null; then
 	UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	ASAN_OPTIONS=detect_leaks=1 \
 		meson test -C build-san --print-errorlogs --suite unit --suite fuzz 2>&1 | tee "$log"
-	tally "$log" "build-san: "
+	tally "$log" "build-san: " build-san
 else
 	fail_step "build-san: clang/sanitizer build failed"
 fi
@@ -107,7 +135,7 @@ if [ ! -f build-arm64/build.ninja ]; then
 fi
 if [ -f build-arm64/build.ninja ] && ninja -C build-arm64 >/dev/null; then
 	meson test -C build-arm64 --print-errorlogs --suite unit 2>&1 | tee "$log"
-	tally "$log" "build-arm64: "
+	tally "$log" "build-arm64: " build-arm64
 else
 	fail_step "build-arm64: arm64 cross build failed"
 fi
@@ -129,7 +157,7 @@ if [ -n "$tsan_targets" ] && ninja -C build-tsan $tsan_targets >/dev/null; then
 	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 		meson test -C build-tsan --no-rebuild --print-errorlogs \
 		--suite threads 2>&1 | tee "$log"
-	tally "$log" "build-tsan: "
+	tally "$log" "build-tsan: " build-tsan
 else
 	fail_step "build-tsan: ThreadSanitizer build failed"
 fi
@@ -138,9 +166,9 @@ if [ -n "${failures//$'\n'/}" ]; then
 	echo "== failed"
 	printf '%s' "$failures" | grep .
 fi
-if [ "$skipped" -gt 0 ]; then
-	echo "$passed passed, $failed failed, $skipped skipped"
-else
-	echo "$passed passed, $failed failed"
+if [ -n "${skips//$'\n'/}" ]; then
+	echo "== skipped (not passed)"
+	printf '%s' "$skips" | grep .
 fi
+echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

@@ -46,6 +46,20 @@ truth() {
 	awk -v k="$1" '$1 == k { print $2; exit }' "$T/truth"
 }
 
+# need_memif: exits 77 (skipped, saying why) unless DPDK's net_memif PMD
+# is there: linked into the binary $1, or in the directory the EAL loads
+# its drivers from. Called before anything runs, so that a process that
+# dies later on a memif is a failure, never a skip.
+need_memif() {
+	local libdir
+	! ldd "$1" 2>/dev/null | grep -q 'librte_net_memif\.so' || return 0
+	libdir=$(pkg-config --variable=libdir libdpdk 2>/dev/null) ||
+		libdir=/usr/lib/$(gcc -dumpmachine)
+	! compgen -G "$libdir/dpdk/pmds-*/librte_net_memif.so*" >/dev/null || return 0
+	echo "SKIP: no net_memif PMD: not linked into $1 nor in $libdir/dpdk/pmds-*/ (Debian package librte-net-memif23)"
+	exit 77
+}
+
 expect_eq() {	# what got want
 	[ "$2" = "$3" ] || fail "$1: got '$2', want '$3'"
 }

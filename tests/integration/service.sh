@@ -16,10 +16,16 @@ feed_and_table() {
 		--imbalances 8 --seed 5 --fill 0.1
 }
 
+# alive: fails unless hedgewire ($hw, when set) still runs.
+alive() {
+	[ -z "${hw:-}" ] || kill -0 "$hw" 2>/dev/null ||
+		fail "hedgewire exited before it answered: $(tail -3 "$T/err")"
+}
+
 # wait_socket: until hedgewire's telemetry socket is there.
 wait_socket() {
 	local sock=/var/run/dpdk/$PREFIX/dpdk_telemetry.v2
-	for _ in $(seq 150); do [ -S "$sock" ] && return 0; sleep 0.1; done
+	for _ in $(seq 150); do [ -S "$sock" ] && return 0; alive; sleep 0.1; done
 	fail "no telemetry socket $sock"
 }
 
@@ -30,6 +36,7 @@ wait_ready() {
 	wait_socket
 	for _ in $(seq 150); do
 		tel /hgw/stats 2>/dev/null | grep -q '"running": 1' && return 0
+		alive
 		sleep 0.1
 	done
 	fail "hedgewire never answered /hgw/stats"
@@ -237,9 +244,22 @@ pdump)
 	# at 63 bytes), opening a tx_pcap for writing again: so the orders go
 	# to /dev/null and the journal says what left (docs/operations.md "Running as a
 	# service").
+	# This test runs alone (is_parallel: false in meson.build), so huge
+	# pages this host has are free for it: it is skipped only on a host
+	# without them (or told not to use them), and fails when they are
+	# there but taken.
 	case $EAL_MEM in *--no-huge*)
-		echo "SKIP: no free huge pages (scripts/eal-args.sh chose --no-huge): a secondary process cannot attach; scripts/setup.sh reserves them"
-		exit 77;;
+		total_mb=0
+		for d in /sys/kernel/mm/hugepages/hugepages-*kB; do
+			kb=${d##*hugepages-}; kb=${kb%kB}
+			grep -qs "hugetlbfs.*pagesize=$((kb / 1024))M" /proc/mounts || continue
+			total_mb=$((total_mb + $(cat "$d/nr_hugepages") * kb / 1024))
+		done
+		if [ -n "${HGW_NO_HUGE:-}" ] || [ "$(id -u)" -ne 0 ] || [ "$total_mb" -lt 256 ]; then
+			echo "SKIP: no huge pages for dpdk-dumpcap's secondary process to attach to (${total_mb} MB mounted, 256 wanted; root: $([ "$(id -u)" -eq 0 ] && echo yes || echo no); HGW_NO_HUGE='${HGW_NO_HUGE:-}'); scripts/setup.sh reserves them"
+			exit 77
+		fi
+		fail "$total_mb MB of huge pages, under 256 MB free while this test runs alone: $(ls "$(awk '$3 == "hugetlbfs" { print $2; exit }' /proc/mounts)" | head -5 | tr '\n' ' ')";;
 	esac
 	command -v dpdk-dumpcap >/dev/null || fail "dpdk-dumpcap missing (package dpdk)"
 	command -v tshark >/dev/null || fail "tshark missing"
@@ -249,17 +269,26 @@ pdump)
 	args="rx_pcap=$T/feed.pcap,tx_pcap=/dev/null"
 	[ ${#args} -le 63 ] || fail "devargs '$args' over 63 bytes: dumpcap's secondary would cut them (a shorter TMPDIR)"
 	# shellcheck disable=SC2086
+	# hedgewire stays up after the feed (only SIGTERM stops it), and
+	# dumpcap stops once it has captured CAP_N packets: the capture is
+	# live by construction, whatever the machine's speed. The feed lasts
+	# 7.5 s at 2,000 frames/s, CAP_N packets (frames and orders) take
+	# under a second; if dumpcap attaches too late to see CAP_N, it is
+	# stopped after 30 s and the test fails, saying so.
+	CAP_N=1500
 	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--vdev "net_pcap0,$args" -- -c "$T/conf.ini" --set run.idle_timeout_ms=0 \
+		--set run.stop_at_end_of_session=no \
 		--set replay.pace=rate --set replay.pps=2000 >"$T/out" 2>"$T/err" &
 	hw=$!
 	PIDS+=("$hw")
 	wait_ready
 	t0=$(date +%s)
 	timeout 30 dpdk-dumpcap --file-prefix="$PREFIX" -i net_pcap0 \
-		-w "$T/cap.pcapng" -a duration:2 >"$T/dumpcap" 2>&1 ||
-		fail "dpdk-dumpcap exited $?: $(cat "$T/dumpcap")"
-	kill -0 "$hw" 2>/dev/null || fail "hedgewire ended before the capture did: too fast to test"
+		-w "$T/cap.pcapng" -c "$CAP_N" >"$T/dumpcap" 2>&1 ||
+		fail "dpdk-dumpcap exited $? before $CAP_N packets (timeout: 124): $(cat "$T/dumpcap")"
+	kill -0 "$hw" 2>/dev/null || fail "hedgewire died during the capture: $(tail -3 "$T/err")"
+	kill -TERM "$hw"
 	wait "$hw" || fail "hedgewire exited $?: $(tail -3 "$T/err")"
 	dissect="-d udp.port==26477,moldudp64"
 	# shellcheck disable=SC2086
@@ -314,19 +343,24 @@ PY
 	"$HEDGEWIRE" -l0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--vdev "net_pcap0,$a0" --vdev "net_pcap1,$a1" -- -c "$T/conf.ini" \
 		--set run.idle_timeout_ms=0 --set order.port=1 \
+		--set run.stop_at_end_of_session=no \
 		--set replay.pace=rate --set replay.pps=2000 >"$T/out2" 2>"$T/err2" &
 	hw=$!
 	PIDS+=("$hw")
 	wait_ready
+	# as above: until CAP2_N orders are captured, hedgewire still up
+	CAP2_N=50
 	timeout 30 dpdk-dumpcap --file-prefix="$PREFIX" -i net_pcap1 \
-		-w "$T/cap2.pcapng" -a duration:2 >"$T/dumpcap2" 2>&1 ||
-		fail "dpdk-dumpcap on the order port exited $?: $(cat "$T/dumpcap2")"
+		-w "$T/cap2.pcapng" -c "$CAP2_N" >"$T/dumpcap2" 2>&1 ||
+		fail "dpdk-dumpcap on the order port exited $? before $CAP2_N packets (timeout: 124): $(cat "$T/dumpcap2")"
+	kill -0 "$hw" 2>/dev/null || fail "hedgewire (two ports) died during the capture: $(tail -3 "$T/err2")"
+	kill -TERM "$hw"
 	wait "$hw" || fail "hedgewire (two ports) exited $?: $(tail -3 "$T/err2")"
 	tshark -r "$T/cap2.pcapng" -Y "udp.dstport == 40001" -T fields -e udp.payload \
 		>"$T/cap2.orders" 2>/dev/null || fail "tshark cannot read the order port's capture"
 	tshark -r "$T/journal.pcap" -T fields -e udp.payload >"$T/sent2.orders" 2>/dev/null
 	n=$(grep -c . "$T/cap2.orders" || true)
-	[ "$n" -gt 0 ] || fail "no order captured on the separate order port"
+	[ "$n" -ge "$CAP2_N" ] || fail "$n orders captured on the separate order port, dumpcap stopped at $CAP2_N packets"
 	missing=$(grep -cvxFf "$T/sent2.orders" "$T/cap2.orders" || true)
 	[ "$missing" -eq 0 ] || fail "$missing orders captured on the order port are not in the journal"
 	echo "  separate order port: $n orders captured (each in the journal)"
