@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
 """hgw_ref: independent reference evaluator for hedgewire's trading path.
 
-Written from docs/design.md "The feed path", docs/protocols.md
-"Trading rules" and
-the published MoldUDP64, ITCH 5.0 and OUCH 5.0 specifications only; it
-shares no code with hedgewire.  Python 3.11
-standard library only.
+Written from hedgewire's documentation - docs/protocols.md "Feed rules"
+and "Trading rules", docs/design.md "The feed path" and "Control events",
+docs/venue.md "What the replicas do with the answers", docs/operations.md
+"Configuration file" and the key table conf/demo.ini (read at run time
+for the defaults) - and the published MoldUDP64 1.00, ITCH 5.0, OUCH 5.0
+and SoupBinTCP 3.00 specifications and RFCs 768, 791 and 1071, never from
+hedgewire's code: each rule below cites where it is written.  It shares
+no code with hedgewire.  Python 3.11 standard library only.
 
 usage: hgw_ref.py --feed FEED.pcap --table TABLE.bin --conf CONF.ini
                   --out EXPECTED.pcap [--summary SUMMARY.txt]
@@ -26,6 +29,7 @@ tests/ref/README.md).
 """
 
 import argparse
+import os
 import re
 import struct
 import sys
@@ -72,22 +76,28 @@ def crc32c(data, crc=0):
 
 assert crc32c(b'123456789') == 0xE3069283
 
+_DEC = re.compile(r'[0-9]+\Z')
+
 # ---------------------------------------------------------------- config
 
-DEFAULTS = {
-    'feed': {'group': '233.54.12.111', 'port': '26477', 'vlan': '0',
-             'max_jump': '1000000', 'session_confirm': '8', 'join': 'recover'},
-    'book': {'instruments': '8192'},
-    'risk': {'kill': 'no', 'disable': '', 'max_quantity': '10000',
-             'max_notional': '1000000', 'collar_bps': '500',
-             'max_position': '100000', 'window_ms': '1000',
-             'max_orders_instrument': '10', 'max_orders_total': '100',
-             'max_open_orders': '1000'},
-    'venue': {'host': ''},
-    'order': {'src_mac': '02:00:00:00:00:01', 'dst_mac': '02:00:00:00:00:02',
-              'src_ip': '10.2.0.1', 'dst_ip': '10.2.0.2',
-              'src_port': '40000', 'dst_port': '40001', 'capacity': 'P'},
+# The keys the reference reads.  Their defaults are not written here: they
+# are read at run time from the documented key table, conf/demo.ini ("Every
+# key hedgewire knows is listed here with its default"; README.md
+# "Configuration"), and a key missing from it stops the reference (exit 2)
+# naming it, so a default changed in the documentation changes the
+# reference, and hedgewire has to follow.
+KEYS = {
+    'feed': ('group', 'port', 'vlan', 'max_jump', 'session_confirm', 'join'),
+    'book': ('instruments',),
+    'risk': ('kill', 'disable', 'max_quantity', 'max_notional', 'collar_bps',
+             'max_position', 'window_ms', 'max_orders_instrument',
+             'max_orders_total', 'max_open_orders'),
+    'venue': ('host',),
+    'order': ('src_mac', 'dst_mac', 'src_ip', 'dst_ip', 'src_port', 'dst_port',
+              'capacity'),
 }
+DOC_CONF = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), 'conf', 'demo.ini')
 
 
 def die(msg):
@@ -95,51 +105,77 @@ def die(msg):
     sys.exit(2)
 
 
-def read_conf(path):
-    conf = {s: dict(kv) for s, kv in DEFAULTS.items()}
-    if path is None:
-        return conf
+def parse_ini(path, into, only_known):
+    """INI as docs/operations.md "Configuration file" describes it: [section]
+    lines, KEY = VALUE lines, ';' starts a comment, and so does '#' as the
+    first non-blank character.  Writes into into[section][key]; with
+    only_known, keys absent from into are ignored (hedgewire validates
+    them)."""
     section = None
-    with open(path, encoding='utf-8', errors='replace') as f:
+    try:
+        f = open(path, encoding='utf-8', errors='replace')
+    except OSError as e:
+        die('%s: %s' % (path, e))
+    with f:
         for lineno, raw in enumerate(f, 1):
-            line = raw
-            for ch in ';#':
-                k = line.find(ch)
-                if k >= 0:
-                    line = line[:k]
-            line = line.strip()
-            if not line:
+            line = raw.split(';', 1)[0].strip()
+            if not line or line.startswith('#'):
                 continue
             if line.startswith('['):
                 if not line.endswith(']'):
                     die('%s:%d: bad section line' % (path, lineno))
                 section = line[1:-1].strip()
+                if not only_known:
+                    into.setdefault(section, {})
                 continue
             if '=' not in line:
                 die('%s:%d: expected key = value' % (path, lineno))
             key, val = line.split('=', 1)
             key, val = key.strip(), val.strip()
-            if section in conf and key in conf[section]:
-                conf[section][key] = val
-            # other sections / keys: ignored (hedgewire validates them)
+            if section is None:
+                if only_known:
+                    continue
+                die('%s:%d: key %s before any [section]' % (path, lineno, key))
+            if not only_known or (section in into and key in into[section]):
+                into[section][key] = val
+
+
+def documented_defaults(path=DOC_CONF):
+    """Every key of the documented key table with its default; exits 2 when
+    a key the reference reads is not there."""
+    doc = {}
+    parse_ini(path, doc, False)
+    for sec, keys in KEYS.items():
+        for key in keys:
+            if key not in doc.get(sec, {}):
+                die('%s: [%s] %s is not in the documented key table (the '
+                    'reference takes its defaults from it)' % (path, sec, key))
+    return doc
+
+
+def read_conf(path):
+    """The documented defaults, overridden by the keys of path (keys that
+    are not in the documented table are ignored)."""
+    conf = documented_defaults()
+    if path is not None:
+        parse_ini(path, conf, True)
     return conf
 
 
 def c_int(conf, sec, key, lo=0, hi=(1 << 64) - 1):
+    """A number: decimal digits only (docs/operations.md "Configuration
+    file"), in lo..hi."""
     v = conf[sec][key]
-    try:
-        n = int(v, 10)
-    except ValueError:
-        try:
-            n = int(v, 0)
-        except ValueError:
-            die('bad value for [%s] %s: %r (expected an integer)' % (sec, key, v))
+    if not _DEC.match(v):
+        die('bad value for [%s] %s: %r (expected a decimal integer)' % (sec, key, v))
+    n = int(v, 10)
     if not lo <= n <= hi:
         die('bad value for [%s] %s: %r (expected %d..%d)' % (sec, key, v, lo, hi))
     return n
 
 
 def c_bool(conf, sec, key):
+    """docs/operations.md "Configuration file": yes/true/on/1, no/false/off/0."""
     v = conf[sec][key].lower()
     if v in ('yes', 'true', 'on', '1'):
         return True
@@ -149,6 +185,7 @@ def c_bool(conf, sec, key):
 
 
 def c_ip(conf, sec, key):
+    """Dotted IPv4 (docs/operations.md "Configuration file")."""
     v = conf[sec][key]
     parts = v.split('.')
     try:
@@ -161,10 +198,13 @@ def c_ip(conf, sec, key):
 
 
 def c_mac(conf, sec, key):
+    """Colon-separated MAC (docs/operations.md "Configuration file")."""
     v = conf[sec][key]
-    parts = v.replace('-', ':').split(':')
+    parts = v.split(':')
     try:
         if len(parts) != 6:
+            raise ValueError
+        if any(not 1 <= len(p) <= 2 for p in parts):
             raise ValueError
         b = bytes(int(p, 16) for p in parts)
     except ValueError:
@@ -179,6 +219,9 @@ ENTRY = struct.Struct('<IBBBBiII')
 
 
 class Table:
+    """A table file as docs/protocols.md "Table file" lays it out, refused
+    for the reasons it lists."""
+
     def __init__(self, path):
         with open(path, 'rb') as f:
             data = f.read()
@@ -216,7 +259,6 @@ LIMIT_NAMES = ('max_quantity', 'max_notional', 'collar_bps', 'max_position',
                'max_open_orders')
 # OUCH 5.0 server message types a venue event may carry
 VENUE_TYPES = 'SAUCDEBJPIMR'
-_DEC = re.compile(r'[0-9]+\Z')
 _SDEC = re.compile(r'-?[0-9]+\Z')
 _SESS = re.compile(r'[0-9a-f]{20}\Z')
 U32, U64 = (1 << 32) - 1, (1 << 64) - 1
@@ -235,13 +277,13 @@ class Event:
 
 def parse_patch_line(tok, table, where):
     """'+ L S I action price_mode tif display price quantity tag', validated
-    like hgw_table's patch files (lib/table/table.c tbl_patch_line)."""
+    as docs/protocols.md "Table patch" says."""
     names = ('locate', 'spread bucket', 'imbalance bucket', 'action', 'price_mode',
              'tif', 'display', 'price', 'quantity', 'tag')
     if tok[0] != '+':
         die("%s: expected a '+ L S I action price_mode tif display price quantity tag' line" % where)
     f = tok[1:]
-    for k, t in enumerate(f):          # a '#' field starts a comment (as tbl_patch_line)
+    for k, t in enumerate(f):          # a '#' field starts a comment
         if t.startswith('#'):
             f = f[:k]
             break
@@ -271,9 +313,11 @@ def parse_patch_line(tok, table, where):
 
 
 def read_events(path, table, caps):
-    """Parses hedgewire's events log; exits 2 naming file:line on anything
-    malformed.  caps: the start-up max_orders_instrument/_total, the most a
-    limit event may set them to."""
+    """Parses hedgewire's events log (docs/design.md "Control events"); exits
+    2 naming file:line on anything malformed.  caps: limit name -> the most
+    a limit event may set it to (docs/operations.md "Telemetry",
+    /hgw/risk/limit): max_orders_instrument/_total their start-up values,
+    max_open_orders max(4096, its start-up value)."""
     try:
         with open(path, encoding='utf-8', errors='replace') as f:
             lines = f.read().splitlines()
@@ -372,6 +416,8 @@ def read_events(path, table, caps):
 # ---------------------------------------------------------------- checksums
 
 def csum16(data, start=0):
+    """16-bit ones' complement sum (RFC 1071); a correct IPv4 header (RFC
+    791) or UDP packet with its pseudo header (RFC 768) sums to 0xFFFF."""
     if len(data) & 1:
         data = bytes(data) + b'\0'
     s = start + sum(struct.unpack('>%dH' % (len(data) // 2), data))
@@ -387,7 +433,8 @@ def inet_checksum(data, start=0):
 # ---------------------------------------------------------------- pcap
 
 def pcap_records(path):
-    """Reads a classic pcap: returns (whole file, endianness, nanosecond?)."""
+    """Reads a classic (libpcap) capture: returns (whole file, endianness,
+    nanosecond?).  Only Ethernet captures (docs/protocols.md "Feed formats")."""
     with open(path, 'rb') as f:
         buf = f.read()
     if len(buf) < 24:
@@ -437,6 +484,8 @@ def pcap_write(path, frames):
 
 # ---------------------------------------------------------------- ITCH
 
+# ITCH 5.0 message lengths (ITCH 5.0 "Message Formats"; docs/protocols.md
+# "Feed formats": a length not its type's, or a type not here, is skipped)
 ITCH_LEN = {'S': 12, 'R': 39, 'H': 25, 'Y': 20, 'L': 26, 'V': 35, 'W': 12,
             'K': 28, 'J': 35, 'h': 21, 'A': 36, 'F': 40, 'E': 31, 'C': 36,
             'X': 23, 'D': 19, 'U': 35, 'P': 44, 'Q': 40, 'B': 19, 'I': 50,
@@ -468,6 +517,7 @@ DROP_KEYS_NEW = ['ip_checksum', 'udp_checksum', 'mold_seq_zero', 'mold_suspect',
 class Engine:
     def __init__(self, conf, table):
         self.table = table
+        # ranges: the key table conf/demo.ini
         self.ninst = c_int(conf, 'book', 'instruments', 1, 65536)
         self.kill = c_bool(conf, 'risk', 'kill')
         self.disable = set(t for t in conf['risk']['disable'].replace(',', ' ').split() if t)
@@ -476,8 +526,8 @@ class Engine:
         self.collar_bps = c_int(conf, 'risk', 'collar_bps')
         self.max_position = c_int(conf, 'risk', 'max_position')
         self.window_ns = c_int(conf, 'risk', 'window_ms') * 1000000
-        self.max_oi = c_int(conf, 'risk', 'max_orders_instrument')
-        self.max_ot = c_int(conf, 'risk', 'max_orders_total')
+        self.max_oi = c_int(conf, 'risk', 'max_orders_instrument', 1, 4096)
+        self.max_ot = c_int(conf, 'risk', 'max_orders_total', 1, 4096)
         self.max_open = c_int(conf, 'risk', 'max_open_orders', 1, 65536)
         # with a venue session orders are open until its answers close them
         self.venue = conf['venue']['host'] != ''
@@ -485,6 +535,7 @@ class Engine:
         self.open_side = {}       # venue: (locate, 'B'|'S') -> open shares
         self.venue_stats = dict.fromkeys(('filled_shares', 'reduced_shares',
                                           'closed_orders', 'unknown_orders'), 0)
+        # the frame of docs/protocols.md "Order bytes"
         cap = conf['order']['capacity']
         if len(cap) != 1:
             die('bad value for [order] capacity: %r (expected one character)' % cap)
@@ -511,11 +562,13 @@ class Engine:
         self.ouch = struct.Struct('>cIcI8sQccccc14sH')
 
     def build_frame(self, side, qty, symbol, price, tif, display, clordid, urn):
+        """docs/protocols.md "Order bytes": SoupBinTCP 3.00 Unsequenced Data
+        carrying an OUCH 5.0 Enter Order, in UDP/IPv4/Ethernet."""
         ouch = self.ouch.pack(b'O', urn, side, qty, symbol, price, tif, display,
                               self.capacity, b'N', b'N', clordid, 0)
         payload = b'\x00\x30U' + ouch           # SoupBinTCP length 48, 'U'
         c = ~csum16(payload, self.udp_sum0) & 0xFFFF
-        if c == 0:
+        if c == 0:          # RFC 768: a computed 0 is sent as all ones
             c = 0xFFFF
         udp = struct.pack('>HHHH', self.udp_ports[0], self.udp_ports[1], 58, c)
         return self.hdr + udp + payload
@@ -556,7 +609,7 @@ def run(feed_path, conf, table, trace=None, events=None):
     S_Q = struct.Struct('>xH24xI').unpack_from             # locate price@27
     LENB = LEN_BY_BYTE
 
-    # book state
+    # book state (docs/protocols.md "Book")
     orders = {}                       # ref -> [locate, side 0/1, shares, price]
     lv = [None] * (2 * NINST)         # locate*2+side -> {price: [shares, count]}
     best = [0] * (2 * NINST)          # cached best price, 0 = empty, None = dirty
@@ -656,6 +709,7 @@ def run(feed_path, conf, table, trace=None, events=None):
         cnt['triggers'] += 1
 
     def decide1(loc, sidx, seqno, ts):
+        # docs/protocols.md "Trigger" and "Pricing table key"
         cnt['triggers'] += 1
         if loc >= T_INST:
             cnt['out_of_table'] += 1
@@ -681,11 +735,11 @@ def run(feed_path, conf, table, trace=None, events=None):
         st = (ask - bid) // T_TICK
         s = (st if st > 1 else 1)
         s = (s if s < T_S else T_S) - 1
-        tot = bs + as_
-        i = (T_I * bs) // tot if tot else 0
+        i = (T_I * bs) // (bs + as_)      # bs, as_ > 0 here (no_quote above)
         if i > T_I - 1:
             i = T_I - 1
         key = (loc * T_S + s) * T_I + i
+        # docs/protocols.md "Pricing table entry"
         _seq, action, mode, tif, display, eprice, qty, _tag = ENT(tdata, 64 + key * 64)
         if action == 66:      # 'B'
             if mode == 0:
@@ -729,7 +783,8 @@ def run(feed_path, conf, table, trace=None, events=None):
             cnt['reject_price_collar'] += 1
             return
         # filled plus open exposure on the order's side (nothing is open
-        # without a venue)
+        # without a venue; docs/venue.md "What the replicas do with the
+        # answers")
         if action == 66:
             pos = position.get(loc, 0) + open_side.get((loc, 'B'), 0) + qty
         else:
@@ -741,16 +796,16 @@ def run(feed_path, conf, table, trace=None, events=None):
         if venue and (len(open_orders) >= max_open or urn in open_orders):
             cnt['reject_open_orders'] += 1
             return
-        # throttles: with the current limit N, throttled when N times have
-        # been accepted in the scope and the N-th most recent (in the order
-        # accepted) + W is later than ts (N = 0: always)
+        # throttles (docs/protocols.md "Pre-trade risk"): with the current
+        # limit N (1 or more), throttled when the N-th most recent accepted
+        # order of the scope has feed time in (ts - W, ts]
         ti = thr_inst.get(loc)
         if ti is None:
             ti = thr_inst[loc] = []
-        if len(ti) >= max_oi and (max_oi == 0 or ti[-max_oi] + W > ts):
+        if len(ti) >= max_oi and ts - W < ti[-max_oi] <= ts:
             cnt['reject_throttle_instrument'] += 1
             return
-        if len(thr_total) >= max_ot and (max_ot == 0 or thr_total[-max_ot] + W > ts):
+        if len(thr_total) >= max_ot and ts - W < thr_total[-max_ot] <= ts:
             cnt['reject_throttle_total'] += 1
             return
         if venue:
@@ -762,6 +817,8 @@ def run(feed_path, conf, table, trace=None, events=None):
         ti.append(ts)
         thr_total.append(ts)
         cnt['orders'] += 1
+        # docs/protocols.md "Order bytes": UserRefNum seq mod 2^32, ClOrdID
+        # the raw session field's last 4 bytes and seq mod 10^10
         sname = sess_names[sidx]
         if unsent_q:
             order_at[(sname, seqno)] = [len(frames), loc, qty if action == 66 else -qty]
@@ -780,7 +837,8 @@ def run(feed_path, conf, table, trace=None, events=None):
 
     def recall(ev):
         """The order of ev's trigger never left: its effect on the position
-        is taken back (the throttle windows keep its time)."""
+        is taken back, the throttle windows keep its time (docs/design.md
+        "Control events")."""
         o = order_at.pop(ev.args, None)
         if o is None:
             die('%s: unsent: %s order with trigger %s %d: %s' % (
@@ -809,7 +867,8 @@ def run(feed_path, conf, table, trace=None, events=None):
             vst['closed_orders'] += 1
 
     def venue_answer(a):
-        """One venue answer, as every replica applies it."""
+        """One venue answer, as every replica applies it (docs/venue.md
+        "What the replicas do with the answers")."""
         _vseq, t, urn, qty, orig, _side, reason = a
         if not venue:
             return
@@ -858,7 +917,8 @@ def run(feed_path, conf, table, trace=None, events=None):
     def apply_events(k, sidx, seqno):
         """Applies, in file order, the events from evq[k] on that take
         effect before message (sidx, seqno); returns the next pending one.
-        Sessions are ordered by first meeting (sidx)."""
+        Sessions are ordered by first meeting (sidx).  docs/design.md
+        "Control events"."""
         nonlocal kill, max_q, max_notional10k, collar_bps, max_pos, W, max_oi, max_ot, max_open
         while k < n_ev:
             ev = evq[k]
@@ -914,6 +974,8 @@ def run(feed_path, conf, table, trace=None, events=None):
         decide = decide1
 
     ev_k = 0
+    # the decoder: docs/protocols.md "Frame checks", "Sessions", "Sequence
+    # numbers" (drop reasons: docs/design.md "The feed path")
     for _s, _f, p, flen in pcap_iter(buf, e):
         fst['frames'] += 1
         end = p + flen
@@ -924,7 +986,7 @@ def run(feed_path, conf, table, trace=None, events=None):
         q = p + 14
         vid = 0
         tagged = False
-        if et == 0x8100 or et == 0x88A8:
+        if et == 0x8100 or et == 0x88A8:       # 802.1Q, 802.1ad
             if flen < 18:
                 drops['eth_short'] += 1
                 continue
@@ -1014,6 +1076,7 @@ def run(feed_path, conf, table, trace=None, events=None):
         if seq == 0:        # MoldUDP64 numbers from 1: a zeroed or damaged header
             drops['mold_seq_zero'] += 1
             continue
+        # docs/protocols.md "Sessions"
         st = sessions.get(sess)
         if st is None:
             # a session not met before: taken when there is no current one
@@ -1050,6 +1113,7 @@ def run(feed_path, conf, table, trace=None, events=None):
             drops['mold_duplicate' if count == 0xFFFF and not st[3]
                   else 'mold_after_end'] += 1
             continue
+        # docs/protocols.md "Sequence numbers"
         exp = st[0]
         # suspect jump: more than max_jump past the expected number, in a
         # session that took a packet before: held (dropped) until the next
@@ -1104,6 +1168,7 @@ def run(feed_path, conf, table, trace=None, events=None):
             seqno = seq + j
             if ev_k < n_ev:
                 ev_k = apply_events(ev_k, sidx, seqno)
+            # docs/protocols.md "Book"; a change is a trigger ("Trigger")
             if t == 65 or t == 70:                      # A, F
                 loc, th, tl, ref, side, shares, price = S_ADD(buf, mo)
                 if (side != 66 and side != 83) or not 1 <= price <= 2000000000 \
@@ -1217,7 +1282,8 @@ def main(argv=None):
         if table is None:
             ap.error('--events needs --table')
         caps = {'max_orders_instrument': c_int(conf, 'risk', 'max_orders_instrument'),
-                'max_orders_total': c_int(conf, 'risk', 'max_orders_total')}
+                'max_orders_total': c_int(conf, 'risk', 'max_orders_total'),
+                'max_open_orders': max(4096, c_int(conf, 'risk', 'max_open_orders'))}
         events = read_events(a.events, table, caps)
     trace = open(a.trace, 'w') if a.trace else None
     eng, stats, bbo_lines = run(a.feed, conf, table, trace, events)
