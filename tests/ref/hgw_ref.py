@@ -798,14 +798,15 @@ def run(feed_path, conf, table, trace=None, events=None):
             return
         # throttles (docs/protocols.md "Pre-trade risk"): with the current
         # limit N (1 or more), throttled when the N-th most recent accepted
-        # order of the scope has feed time in (ts - W, ts]
+        # order of the scope has feed time later than ts - W (later than
+        # ts included: feed time that went back still throttles)
         ti = thr_inst.get(loc)
         if ti is None:
             ti = thr_inst[loc] = []
-        if len(ti) >= max_oi and ts - W < ti[-max_oi] <= ts:
+        if len(ti) >= max_oi and ts - W < ti[-max_oi]:
             cnt['reject_throttle_instrument'] += 1
             return
-        if len(thr_total) >= max_ot and ts - W < thr_total[-max_ot] <= ts:
+        if len(thr_total) >= max_ot and ts - W < thr_total[-max_ot]:
             cnt['reject_throttle_total'] += 1
             return
         if venue:
@@ -1204,10 +1205,10 @@ def run(feed_path, conf, table, trace=None, events=None):
                 o = orders.get(ref)
                 if o is None:
                     if printable == 89 and loc < NINST:
-                        last_trade[loc] = price
+                        last_trade[loc] = price or None
                     continue
                 if printable == 89:
-                    last_trade[o[0]] = price
+                    last_trade[o[0]] = price or None
                 reduce(ref, o, n)
                 decide(o[0], sidx, seqno, (th << 32) | tl)
             elif t == 82:                               # R
@@ -1217,11 +1218,11 @@ def run(feed_path, conf, table, trace=None, events=None):
             elif t == 80:                               # P
                 loc, price = S_P(buf, mo)
                 if loc < NINST:
-                    last_trade[loc] = price
+                    last_trade[loc] = price or None
             elif t == 81:                               # Q
                 loc, price = S_Q(buf, mo)
                 if loc < NINST:
-                    last_trade[loc] = price
+                    last_trade[loc] = price or None
 
     # unsent orders never reached by their event (e.g. recalled after the
     # last message) never left either; one never decided is an error

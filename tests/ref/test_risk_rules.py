@@ -4,11 +4,11 @@ the specification, on small hand-built feeds:
 
   - throttles (docs/protocols.md "Pre-trade risk"): a decision at t is
     throttled when the N-th most recent accepted order of the scope has
-    feed time in (t - W, t]; one later than t (a second session whose ITCH
-    times start again) does not throttle it;
-  - the collar's reference is the last trade when there is one, a price
-    of 0 included (docs/protocols.md "Book": "A price of 0 is a last trade
-    like any other").
+    feed time later than t - W; one later than t (a second session whose
+    ITCH times start again) throttles it too;
+  - the collar's reference is the last trade when there is one; a trade
+    at price 0 is none (docs/protocols.md "Book": "A price of 0 is no
+    trade"), so the mid is the reference.
 
 usage: python3 tests/ref/test_risk_rules.py [--keep]
 Prints one line per check and "N passed, N failed"; exits 1 if any failed.
@@ -117,8 +117,9 @@ def main(argv):
         # Session A at 10 s: a quote (its ask decides), then 3 bid adds
         # (10 s + 1..3 ms); limit 2 in a window of 1 s: 2 orders, then 2
         # throttled.  Session B (after A's end) starts its ITCH times again
-        # at 1 s: its add at 1 s + 1 ms comes before both accepted times, so
-        # the 2nd most recent (10 s) is not in (t - W, t]: an order.
+        # at 1 s: its add at 1 s + 1 ms comes before both accepted times,
+        # and the 2nd most recent (10 s + 2 ms) is later than t - W: still
+        # throttled (feed time that went back never opens the window).
         a = [R, add(1, b'B', 100000, 10000 * ms), add(2, b'S', 100100, 10000 * ms)]
         a += [add(3 + k, b'B', 100000, 10000 * ms + (k + 1) * ms) for k in range(3)]
         b = [add(10, b'B', 100000, 1000 * ms + ms)]
@@ -131,20 +132,23 @@ def main(argv):
         check('session A: orders, orders, then throttled at limit 2',
               outcomes[1:5] == ['orders', 'orders'] + ['reject_throttle_instrument'] * 2,
               ' / '.join(trace))
-        check('session B, feed time before the accepted ones: not throttled',
+        check('session B, feed time before the accepted ones: throttled',
               len(trace) == 6 and trace[5].startswith('RISKSESSB1 1 ') and
-              outcomes[5] == 'orders', ' / '.join(trace))
-        check('two sessions: 3 orders', s.get('orders') == 3, str(s))
+              outcomes[5] == 'reject_throttle_instrument', ' / '.join(trace))
+        check('two sessions: 2 orders', s.get('orders') == 2, str(s))
 
-        # A last trade at price 0 is the collar's reference: |price - 0| *
-        # 10000 > collar_bps * 0, every decision rejected; without it, the
-        # mid is the reference and the same decisions pass.
+        # A trade at price 0 is no last trade: the mid stays the reference
+        # and the decisions pass, as without it (were 0 the reference,
+        # |price - 0| * 10000 > collar_bps * 0 would reject every one); a
+        # last trade far from the mid rejects them.
         base = [R, add(1, b'B', 100000, 2000), add(2, b'S', 100100, 3000),
                 add(3, b'B', 100000, 4000)]
         for label, msgs, want in (
                 ('no last trade: the mid is the reference', base, 'orders'),
-                ('last trade at 0: the reference is 0', base[:1] + [trade(0, 1500)] + base[1:],
-                 'reject_price_collar')):
+                ('a trade at 0: no last trade, the mid is the reference',
+                 base[:1] + [trade(0, 1500)] + base[1:], 'orders'),
+                ('a last trade at 50000: the reference, far from the bids',
+                 base[:1] + [trade(50000, 1500)] + base[1:], 'reject_price_collar')):
             feed = os.path.join(d, 'collar.pcap')
             write_pcap(feed, session_frames(b'RISKSESSC1', msgs))
             rc, s, trace, err = run_ref(d, feed, '')
