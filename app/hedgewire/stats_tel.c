@@ -128,7 +128,12 @@ add_percentiles(struct rte_tel_data *d, const struct hgw_hist *h)
 		rte_tel_data_add_dict_u64(d, pct_names[p], (uint64_t)
 			((double)hgw_hist_percentile(h, pcts[p]) * ns));
 	rte_tel_data_add_dict_u64(d, "max_ns", (uint64_t)((double)h->max * ns));
-	rte_tel_data_add_dict_u64(d, "sum_ns", (uint64_t)((double)h->sum * ns));
+	/* past 2^64 ns (584 years of latency) the conversion would be
+	 * undefined: said as the largest value instead */
+	double sum_ns = (double)h->sum * ns;
+
+	rte_tel_data_add_dict_u64(d, "sum_ns", sum_ns < 0x1p64 ?
+				  (uint64_t)sum_ns : UINT64_MAX);
 }
 
 /* All workers' snapshots (static: commands run under tel_lock). */
