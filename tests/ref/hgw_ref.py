@@ -76,7 +76,8 @@ assert crc32c(b'123456789') == 0xE3069283
 
 DEFAULTS = {
     'feed': {'group': '233.54.12.111', 'port': '26477', 'vlan': '0',
-             'max_jump': '1000000', 'session_confirm': '8', 'join': 'recover'},
+             'max_jump': '1000000', 'session_confirm': '8', 'join': 'recover',
+             'warmup_messages': '0'},
     'book': {'instruments': '8192'},
     'risk': {'kill': 'no', 'disable': '', 'max_quantity': '10000',
              'max_notional': '1000000', 'collar_bps': '500',
@@ -535,6 +536,11 @@ def run(feed_path, conf, table, trace=None, events=None):
     if join not in ('recover', 'baseline'):
         die('bad value for [feed] join: %r (expected recover or baseline)' % join)
     baseline = join == 'baseline'
+    # with join = baseline, a session met mid-way: no trigger is evaluated
+    # until warmup_messages messages (counting from the first of the joined
+    # packet) have been applied; a later such join starts it again
+    warmup = c_int(conf, 'feed', 'warmup_messages', 0, 1 << 31)
+    warm = {'until': 0, 'left_alone': 0, 'joins': 0}
 
     drops = dict.fromkeys(DROP_KEYS + DROP_KEYS_NEW, 0)
     types = {}
@@ -912,6 +918,15 @@ def run(feed_path, conf, table, trace=None, events=None):
         decide = decide_book_only
     else:
         decide = decide1
+    if baseline:
+        decide_after_warmup = decide
+
+        def decide(loc, sidx, seqno, ts):
+            # fst['messages'] already counts this message
+            if fst['messages'] <= warm['until']:
+                warm['left_alone'] += 1
+                return
+            decide_after_warmup(loc, sidx, seqno, ts)
 
     ev_k = 0
     for _s, _f, p, flen in pcap_iter(buf, e):
@@ -1043,6 +1058,8 @@ def run(feed_path, conf, table, trace=None, events=None):
             cur = st
             if baseline and seq > 1:    # joined mid-session: no gap
                 st[0] = seq
+                warm['until'] = fst['messages'] + warmup
+                warm['joins'] += 1
         if st[1]:
             # a repeated end of session (e.g. from the other A/B line) is a
             # duplicate; anything else after the end, and any packet of a
@@ -1171,6 +1188,7 @@ def run(feed_path, conf, table, trace=None, events=None):
     stats['drops'] = drops
     stats['types'] = {chr(k): v for k, v in sorted(types.items())}
     stats['sessions'] = [(n.decode('latin-1'), st[0], st[1]) for n, st in sessions.items()]
+    eng.warmup = warm
 
     def bbo_lines():
         out = []
@@ -1235,6 +1253,9 @@ def main(argv=None):
             with open(a.summary, 'w') as f:
                 f.write(text)
         sys.stdout.write(text)
+    if eng.warmup['joins']:
+        sys.stderr.write('baseline_joins %d\nwarmup_triggers %d\n'
+                         % (eng.warmup['joins'], eng.warmup['left_alone']))
     if events is not None:
         sys.stderr.write('events_applied %d\nevents_not_reached %d\n'
                          % (eng.events_applied, len(events) - eng.events_applied))
