@@ -594,6 +594,7 @@ events-corrupt)
 	hedged_reference
 	for n in 3 2; do
 		rm -f "$T"/out*.pcap
+		froms=()
 		rx="" tx="" lcores="--lcores=0@0"
 		for ((i = 0; i < n; i++)); do
 			rx+=",rx_pcap=$T/feed.pcap" tx+=",tx_pcap=$T/out$i.pcap"
@@ -626,12 +627,75 @@ events-corrupt)
 			# millisecond lets the slowest replica run on
 			[ "$ck" -ge "$at" ] && [ $((ck - at)) -le $((1024 + 2000)) ] ||
 				fail "worker $w: corrupted at seq $at, caught at checkpoint $ck"
-			$CMP --decode "$T/out$w.pcap" >"$T/decoded" || true
+			$CMP --decode "$T/out$w.pcap" >"$T/decoded" ||
+				fail "worker $w: an order frame is invalid: $(grep -iv '^ *[0-9]*:* *O ' "$T/decoded" | head -3)"
 			last=$(sed -n 's/.*UserRefNum=\([0-9]*\).*/\1/p' "$T/decoded" | sort -n | tail -1)
 			[ -z "$last" ] || [ "$last" -lt "$from" ] ||
 				fail "worker $w sent trigger $last after leaving at seq $from"
-			echo "  $n workers: worker $w corrupted at seq $at, caught at checkpoint $ck, silent from seq $from (last order sent: ${last:-none})"
+			echo "  $n workers: worker 1 corrupted seq $at; worker $w caught at checkpoint $ck, silent from seq $from (last order sent: ${last:-none})"
+			froms+=("$w=$from")
 		done
+		# what each worker sent is the reference's order for its
+		# trigger (worker 1's at the corrupted trigger may carry its one
+		# share more), before it left; together they sent every order of
+		# the reference up to where the last of them left, each once
+		python3 - "$T/expected.pcap" "$at" "$n" "${froms[@]}" "$T"/out*.pcap <<'PY' ||
+import struct, sys
+
+def orders(path):
+    d = open(path, 'rb').read()
+    e = '<' if d[:4] in (b'\xd4\xc3\xb2\xa1', b'\x4d\x3c\xb2\xa1') else '>'
+    off, out = 24, []
+    while off + 16 <= len(d):
+        incl = struct.unpack_from(e + 'I', d, off + 8)[0]
+        f = d[off + 16:off + 16 + incl]
+        off += 16 + incl
+        if len(f) != 92 or f[45:46] != b'O':
+            sys.exit('%s: not an Enter Order frame: %s' % (path, f.hex()))
+        out.append(f)
+    return out
+
+urn = lambda f: struct.unpack_from('>I', f, 46)[0]
+qty = lambda f: struct.unpack_from('>I', f, 51)[0]
+# without the UDP checksum and the quantity
+rest = lambda f: f[:40] + f[42:51] + f[55:]
+ref = {urn(f): f for f in orders(sys.argv[1])}
+at, n = int(sys.argv[2]), int(sys.argv[3])
+left = dict(a.split('=') for a in sys.argv[4:] if '=' in a)
+left = {int(w): int(v) for w, v in left.items()}
+outs = [a for a in sys.argv[4:] if '=' not in a]
+assert len(outs) == n, outs
+sent, corrupted = {}, 0
+for w, path in enumerate(outs):
+    for f in orders(path):
+        u = urn(f)
+        if u in sent:
+            sys.exit('trigger %d sent by workers %d and %d' % (u, sent[u], w))
+        sent[u] = w
+        if w in left and u >= left[w]:
+            sys.exit('worker %d sent trigger %d after it left at seq %d' % (w, u, left[w]))
+        g = ref.get(u)
+        if g is None:
+            sys.exit('worker %d sent trigger %d: the reference has no order there' % (w, u))
+        if f == g:
+            continue
+        if w == 1 and u == at and rest(f) == rest(g) and qty(f) == qty(g) + 1:
+            corrupted = 1
+            continue
+        sys.exit('worker %d: the order for trigger %d differs from the reference\'s:\n %s\n %s'
+                 % (w, u, f.hex(), g.hex()))
+end = max(left.get(w, 1 << 64) for w in range(n))
+want = sorted(u for u in ref if u < end)
+if sorted(sent) != want:
+    miss = sorted(set(want) - set(sent))[:5]
+    more = sorted(set(sent) - set(want))[:5]
+    sys.exit('orders sent: %d, the reference before seq %s: %d (missing %s, extra %s)'
+             % (len(sent), end if end < 1 << 64 else 'the end', len(want), miss, more))
+print('  %d workers: %d orders sent, each the reference\'s for its trigger%s, %s'
+      % (n, len(sent), ' (the corrupted one by worker 1)' if corrupted else '',
+         'all of them' if end == 1 << 64 else 'all of them before seq %d' % end))
+PY
+			fail "$n workers: the orders sent differ from the reference's"
 	done
 	;;
 gap-halt)
