@@ -995,17 +995,24 @@ buffers)
 	;;
 telemetry)
 	# /hgw/stats, /hgw/workers and /hgw/latency answer while hedgewire
-	# runs (a slow paced replay: about 7.5 s, as python3 may take seconds
-	# to start on a loaded machine), through Debian's dpdk-telemetry.py,
-	# and what they say agrees with the summary at exit.
+	# runs (a paced replay that does not stop at its end of session:
+	# the test stops it once the queries are answered), through Debian's
+	# dpdk-telemetry.py, and what they say agrees with the summary at
+	# exit.
 	command -v dpdk-telemetry.py >/dev/null || fail "dpdk-telemetry.py missing (package dpdk)"
 	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
 		"window_ms = 50"
-	run_hw --lcores=0@0,1@1,2@0 \
-		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" \
+	# hedgewire itself in the background (not in a subshell), for the
+	# signal below
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
 		-c "$T/conf.ini" --set run.workers=2 --set replay.pace=rate \
-		--set replay.pps=4000 --set run.idle_timeout_ms=0 &
+		--set replay.pps=4000 --set run.idle_timeout_ms=0 \
+		--set run.stop_at_end_of_session=no >"$T/out" 2>"$T/err" &
 	hw=$!
+	PIDS+=("$hw")
 	sock=/var/run/dpdk/$PREFIX/dpdk_telemetry.v2
 	for _ in $(seq 300); do [ -S "$sock" ] && break; sleep 0.1; done
 	[ -S "$sock" ] || fail "no telemetry socket $sock"
@@ -1016,8 +1023,12 @@ telemetry)
 	sent_wait $hw "$T/out0.pcap" "$T/out1.pcap" || true
 	printf '/hgw/stats\n/hgw/workers\n/hgw/latency\n' |
 		dpdk-telemetry.py -f "$PREFIX" >"$T/tel" 2>&1 || fail "dpdk-telemetry.py: $(cat "$T/tel")"
-	kill -0 $hw 2>/dev/null || fail "hedgewire ended before the queries: too fast to test"
+	# it runs until told to stop (not at the end of the session), so it
+	# is running when asked whatever the host's speed: stopped here
+	kill -0 $hw 2>/dev/null || fail "hedgewire ended by itself: $(cat "$T/err")"
+	kill -TERM $hw
 	wait $hw || fail "hedgewire exited $?: $(cat "$T/err")"
+	grep -q "stopped on signal" "$T/out" || fail "did not stop on the signal: $(head -3 "$T/out")"
 	python3 - "$T/tel" "$T/out" <<'PY' || fail "telemetry answers wrong: $(cat "$T/tel")"
 import json, re, sys
 docs = [json.loads(l) for l in open(sys.argv[1]) if l.startswith('{')]
