@@ -128,6 +128,10 @@ static struct {
 	uint32_t left_reason[HGW_MAX_WORKERS];
 	struct hgw_ckpt left_at[HGW_MAX_WORKERS];
 	uint64_t compares, cmp_key, cmp_seq;
+	/* the checkpoint compared before the latest (0: none), and before
+	 * the one each leaver left at: a divergence is caught by the first
+	 * comparison after it, which the summary lets a reader check */
+	uint64_t cmp_prev_seq, left_prev[HGW_MAX_WORKERS];
 	uint32_t halt_logged;           /* halted workers said in the log */
 } ctl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -1158,6 +1162,7 @@ leave(uint32_t i, enum hgw_leave_reason why, const struct hgw_ckpt *at)
 	ctl.left_mask |= 1u << i;
 	ctl.left_reason[i] = why;
 	ctl.left_at[i] = *at;
+	ctl.left_prev[i] = ctl.cmp_prev_seq;
 	if (ctl.log != NULL) {
 		fprintf(ctl.log, "# worker %u leaves the race: %s at "
 			"checkpoint seq %" PRIu64 "\n", i,
@@ -1282,6 +1287,7 @@ hgw_ctl_poll(void)
 			goto out;
 		dig[k] = o.digest;
 	}
+	ctl.cmp_prev_seq = ctl.compares != 0 ? ctl.cmp_seq : 0;
 	ctl.compares++;
 	ctl.cmp_key = c.key;
 	ctl.cmp_seq = c.seq;
@@ -1506,7 +1512,8 @@ hgw_ctl_report(FILE *out)
 			continue;
 		bad = 1;
 		fprintf(out, "worker %u LEFT THE RACE: %s at checkpoint seq %"
-			PRIu64 " (digest %016" PRIx64 "); it sent nothing from "
+			PRIu64 " (digest %016" PRIx64 ", compared before at "
+			"seq %" PRIu64 "); it sent nothing from "
 			"seq %" PRIu64 " on\n", i,
 			ctl.left_reason[i] == HGW_LEAVE_DIGEST ?
 			"its decisions differ from the majority's" :
@@ -1514,7 +1521,7 @@ hgw_ctl_report(FILE *out)
 			"replicas differ and none has a majority" :
 			"it took no events (its queue was full)",
 			ctl.left_at[i].seq, ctl.left_at[i].digest,
-			w->left ? w->left_seq : 0);
+			ctl.left_prev[i], w->left ? w->left_seq : 0);
 	}
 	if (ctl.txl != NULL && (ctl.txl->recalled_n != 0 ||
 				ctl.txl->recalled_lost != 0)) {

@@ -417,6 +417,30 @@ report_workers(const struct hgw_app *a)
 			printf(", worker %u drops %" PRIu64, i,
 			       a->fanout->drops[i]);
 		printf("\n");
+		for (uint32_t i = 0; i < c->workers; i++) {
+			const struct hgw_fanout *f = a->fanout;
+			uint64_t noted = 0;
+
+			const struct hgw_feed_stats *fs = &workers[i]->feed.stats;
+
+			printf("fanout worker %u: %" PRIu64 " frames, %" PRIu64
+			       " messages, %" PRIu64 " gaps (%" PRIu64
+			       " messages)\n", i, fs->frames, fs->messages,
+			       fs->gaps, fs->gap_messages);
+			if (f->drops[i] == 0)
+				continue;
+			printf("fanout worker %u dropped frames", i);
+			for (uint32_t k = 0; k < f->ndrop_runs[i]; k++) {
+				printf(" %" PRIu64 "-%" PRIu64,
+				       f->drop_run[i][k].first,
+				       f->drop_run[i][k].first +
+				       f->drop_run[i][k].n - 1);
+				noted += f->drop_run[i][k].n;
+			}
+			if (noted != f->drops[i])
+				printf(" and %" PRIu64 " more", f->drops[i] - noted);
+			printf("\n");
+		}
 	}
 }
 

@@ -265,6 +265,8 @@ struct hgw_inject {
 /* fanout mode: one RX lcore receives the feed and hands every frame to
  * every worker (one extra mbuf reference per worker, one SP/SC ring per
  * worker): zero-copy duplication in software. */
+#define HGW_FANOUT_DROP_RUNS 256
+
 struct hgw_fanout {
 	uint16_t port, queue, burst;
 	uint32_t nrings;
@@ -272,6 +274,12 @@ struct hgw_fanout {
 	struct rte_ring *rings[HGW_MAX_WORKERS];
 	uint64_t frames;                      /* received */
 	uint64_t drops[HGW_MAX_WORKERS];      /* a worker's ring was full */
+	/* Which frames each worker lost: runs of the received frames'
+	 * index (0 = the first), the first HGW_FANOUT_DROP_RUNS runs; the
+	 * summary prints them, so that what a worker's decoder should
+	 * have seen can be told from the capture. Written on a drop only. */
+	struct { uint64_t first, n; } drop_run[HGW_MAX_WORKERS][HGW_FANOUT_DROP_RUNS];
+	uint32_t ndrop_runs[HGW_MAX_WORKERS];
 	/* 1 once the RX lcore has stopped and drained the port into the
 	 * rings: release, so a worker that reads it with acquire and then
 	 * finds its ring empty has seen every frame enqueued for it. */

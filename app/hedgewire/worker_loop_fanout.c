@@ -11,6 +11,25 @@ wk_loop_fanout(struct hgw_worker *w)
 	return w->hold_on ? wl_run(w, WL_RING | WL_HOLD) : wl_run(w, WL_RING);
 }
 
+/* Note that ring r refused frames first .. first + n - 1 (received
+ * frame indexes): a run of its own, or the end of the last one. */
+static __rte_noinline void
+drop_note(struct hgw_fanout *f, uint32_t r, uint64_t first, uint64_t n)
+{
+	uint32_t k = f->ndrop_runs[r];
+
+	f->drops[r] += n;
+	if (k != 0 && f->drop_run[r][k - 1].first + f->drop_run[r][k - 1].n == first) {
+		f->drop_run[r][k - 1].n += n;
+		return;
+	}
+	if (k == HGW_FANOUT_DROP_RUNS)
+		return;		/* the summary says the runs are not all there */
+	f->drop_run[r][k].first = first;
+	f->drop_run[r][k].n = n;
+	f->ndrop_runs[r] = k + 1;
+}
+
 /* Receive a burst and give every frame to every worker. References are
  * added for all workers before any worker can see a frame, since a fast
  * worker frees its reference as soon as it is done. A full ring drops
@@ -33,7 +52,7 @@ fanout_once(struct hgw_fanout *f)
 							   NULL);
 
 		if (unlikely(k < n)) {
-			f->drops[r] += n - k;
+			drop_note(f, r, f->frames - n + k, n - k);
 			rte_pktmbuf_free_bulk(pkts + k, n - k);
 		}
 	}

@@ -87,7 +87,8 @@ _DEC = re.compile(r'[0-9]+\Z')
 # naming it, so a default changed in the documentation changes the
 # reference, and hedgewire has to follow.
 KEYS = {
-    'feed': ('group', 'port', 'vlan', 'max_jump', 'session_confirm', 'join'),
+    'feed': ('group', 'port', 'vlan', 'max_jump', 'session_confirm', 'join',
+             'warmup_messages'),
     'book': ('instruments',),
     'risk': ('kill', 'disable', 'max_quantity', 'max_notional', 'collar_bps',
              'max_position', 'window_ms', 'max_orders_instrument',
@@ -588,6 +589,11 @@ def run(feed_path, conf, table, trace=None, events=None):
     if join not in ('recover', 'baseline'):
         die('bad value for [feed] join: %r (expected recover or baseline)' % join)
     baseline = join == 'baseline'
+    # with join = baseline, a session met mid-way: no trigger is evaluated
+    # until warmup_messages messages (counting from the first of the joined
+    # packet) have been applied; a later such join starts it again
+    warmup = c_int(conf, 'feed', 'warmup_messages', 0, 1 << 31)
+    warm = {'until': 0, 'left_alone': 0, 'joins': 0}
 
     drops = dict.fromkeys(DROP_KEYS + DROP_KEYS_NEW, 0)
     types = {}
@@ -973,6 +979,15 @@ def run(feed_path, conf, table, trace=None, events=None):
         decide = decide_book_only
     else:
         decide = decide1
+    if baseline:
+        decide_after_warmup = decide
+
+        def decide(loc, sidx, seqno, ts):
+            # fst['messages'] already counts this message
+            if fst['messages'] <= warm['until']:
+                warm['left_alone'] += 1
+                return
+            decide_after_warmup(loc, sidx, seqno, ts)
 
     ev_k = 0
     # the decoder: docs/protocols.md "Frame checks", "Sessions", "Sequence
@@ -1107,6 +1122,8 @@ def run(feed_path, conf, table, trace=None, events=None):
             cur = st
             if baseline and seq > 1:    # joined mid-session: no gap
                 st[0] = seq
+                warm['until'] = fst['messages'] + warmup
+                warm['joins'] += 1
         if st[1]:
             # a repeated end of session (e.g. from the other A/B line) is a
             # duplicate; anything else after the end, and any packet of a
@@ -1237,6 +1254,7 @@ def run(feed_path, conf, table, trace=None, events=None):
     stats['drops'] = drops
     stats['types'] = {chr(k): v for k, v in sorted(types.items())}
     stats['sessions'] = [(n.decode('latin-1'), st[0], st[1]) for n, st in sessions.items()]
+    eng.warmup = warm
 
     def bbo_lines():
         out = []
@@ -1302,6 +1320,9 @@ def main(argv=None):
             with open(a.summary, 'w') as f:
                 f.write(text)
         sys.stdout.write(text)
+    if eng.warmup['joins']:
+        sys.stderr.write('baseline_joins %d\nwarmup_triggers %d\n'
+                         % (eng.warmup['joins'], eng.warmup['left_alone']))
     if events is not None:
         sys.stderr.write('events_applied %d\nevents_not_reached %d\n'
                          % (eng.events_applied, len(events) - eng.events_applied))
