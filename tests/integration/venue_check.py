@@ -23,6 +23,12 @@ usage:
       Cancel Orders received (each for an order it had), and the Canceled
       answers they got (each once: a replay after a reconnect sends some
       again); prints cancels=N canceled=M
+  venue_check.py kill SIM.jsonl
+      the kill switch, judged on the simulator's journal alone: the orders
+      open at the venue when the first Cancel Order came (Accepted, less
+      what Order Executed, Canceled and Rejected answers the simulator
+      had sent by then took away) are exactly the ones cancelled; no
+      Enter Order came after it
 Exit 1 with the reason on the first rule broken.
 """
 
@@ -192,6 +198,79 @@ def check_cancels(path):
     print('cancels=%d canceled=%d' % (n_x, len(answered)))
 
 
+def check_kill(path):
+    """Open = accepted, less executed, canceled and rejected shares, per
+    the answers the simulator sent before the first Cancel Order (it
+    answers each message before it reads the next, so its journal's order
+    is the venue's). A cancel for an order the venue had closed is allowed
+    only where hedgewire could not yet know: its closing answer lies past
+    every closing answer hedgewire did heed (the answers reach it in
+    sequence order, so what it knew at the kill is a prefix 1..K), and
+    the venue refused that cancel (Cancel Reject)."""
+    open_q = {}             # UserRefNum -> open shares at the venue
+    closed_at = {}          # UserRefNum -> seq of the answer that closed it
+    first_x = None
+    cancelled = []
+    late_enter = []
+    cancel_rejects = set()
+    for n, r in enumerate(records(path)):
+        d, t, m = r.get('dir'), r.get('type'), r.get('msg')
+        if d == 'in' and t == 'U' and m == 'O':
+            if first_x is not None:
+                late_enter.append(r['urn'])
+        elif d == 'in' and t == 'U' and m == 'X':
+            if first_x is None:
+                first_x = n
+                open_at_kill = {u for u, q in open_q.items() if q > 0}
+                closed_before = dict(closed_at)
+            cancelled.append(r['urn'])
+        elif d == 'out' and t == 'S' and first_x is None:
+            u = r.get('urn')
+            if m == 'A':
+                open_q[u] = r['qty']
+            elif m in ('E', 'C') and u in open_q:
+                dec = r['qty'] if m == 'E' else r['decrement']
+                open_q[u] -= dec
+                if open_q[u] <= 0:
+                    closed_at.setdefault(u, r['seq'])
+            elif m == 'J':
+                open_q[u] = 0
+                closed_at.setdefault(u, r['seq'])
+        elif d == 'out' and t == 'S' and m == 'I':
+            cancel_rejects.add(r['urn'])
+    if first_x is None:
+        sys.exit('no Cancel Order received')
+    if late_enter:
+        sys.exit('%d Enter Orders after the first Cancel Order (UserRefNum '
+                 '%s)' % (len(late_enter), late_enter[:5]))
+    got = set(cancelled)
+    missing = sorted(open_at_kill - got)
+    if missing:
+        sys.exit('%d of the %d orders open at the kill not cancelled '
+                 '(UserRefNum %s)' % (len(missing), len(open_at_kill),
+                                      missing[:5]))
+    unknown = sorted(u for u in got - open_at_kill if u not in closed_before)
+    if unknown:
+        sys.exit('Cancel Order for orders the venue never had before the '
+                 'kill: %s' % unknown[:5])
+    extra = sorted(got - open_at_kill)
+    if extra:
+        k = min(closed_before[u] for u in extra)
+        heeded = [u for u, s in closed_before.items()
+                  if s > k and u not in got]
+        if heeded:
+            sys.exit('cancels for orders closed by message %d and later, '
+                     'but not for %s closed later still: not a prefix of '
+                     'the answers' % (k, sorted(heeded)[:5]))
+        unrefused = [u for u in extra if u not in cancel_rejects]
+        if unrefused:
+            sys.exit('cancels for closed orders %s not refused by the venue'
+                     % unrefused[:5])
+    print('kill: %d orders open at the first Cancel Order, %d cancelled '
+          '(%d closed ones not yet known closed, refused), none entered '
+          'after' % (len(open_at_kill), len(got), len(extra)))
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -208,6 +287,8 @@ def main(argv):
         check_rate(path, int(argv[3]), int(argv[4]))
     elif mode == 'cancels':
         check_cancels(path)
+    elif mode == 'kill':
+        check_kill(path)
     else:
         sys.exit(__doc__)
 
