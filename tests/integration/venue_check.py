@@ -29,12 +29,31 @@ usage:
       what Order Executed, Canceled and Rejected answers the simulator
       had sent by then took away) are exactly the ones cancelled; no
       Enter Order came after it
+  venue_check.py ref SIM.jsonl REF.pcap [--conns LO-HI] [--late N]
+      the Enter Orders the simulator received (on connections LO..HI;
+      those a silent simulator ignored too) are the reference's
+      (tests/ref/hgw_ref.py --out, given hedgewire's events log), byte
+      for byte, in its order; a reference order may be missing only at a
+      connection the simulator saw end other than by a Logout (written to
+      a socket that died: docs/venue.md "Venue session"), or one of N
+      handed back after hedgewire's workers stopped (downstream mode)
+  venue_check.py events SIM.jsonl EVENTS.log [--kills N] [--unkills N]
+                 [--first-seq S|auto] [--conns LO-HI] [--journal VENUE.jl]
+                 [--taken N]
+      hedgewire's events log against the simulator's journal: its venue
+      answers are the messages the simulator sent from S (default 1;
+      auto: the log's first) to its last, each once, in order, type, UserRefNum, quantity, side,
+      price and reason as sent; no unsent order reached the simulator;
+      'kill 1' events = the sessions the simulator saw lost after a login
+      answer + N operator kills, 'kill 0' events = the operator's (orders
+      and losses of connections LO..HI only: one run's)
 Exit 1 with the reason on the first rule broken.
 """
 
 import bisect
 import collections
 import json
+import struct
 import sys
 
 
@@ -271,6 +290,195 @@ def check_kill(path):
           'after' % (len(open_at_kill), len(got), len(extra)))
 
 
+def pcap_orders(path):
+    """OUCH messages of the reference's order frames (42 bytes of
+    Ethernet/IPv4/UDP, 3 of SoupBinTCP header)."""
+    buf = open(path, 'rb').read()
+    out, off = [], 24
+    while off + 16 <= len(buf):
+        n = struct.unpack_from('<I', buf, off + 8)[0]
+        out.append(buf[off + 16 + 45:off + 16 + n].hex())
+        off += 16 + n
+    return out
+
+
+def conn_ends(path):
+    """conn -> the simulator's reason for its close."""
+    return {r['conn']: r.get('reason') for r in records(path)
+            if r.get('dir') == 'event' and r.get('event') == 'close'}
+
+
+def check_ref(simp, refp, opts):
+    lo, hi = 1, 1 << 30
+    if 'conns' in opts:
+        a, _, b = opts['conns'].partition('-')
+        lo, hi = int(a), int(b) if b else 1 << 30
+    late = int(opts.get('late', 0))
+    got = [(r['conn'], r['hex']) for r in records(simp)
+           if r.get('dir') == 'in' and r.get('type') == 'U'
+           and r.get('msg') == 'O' and lo <= r['conn'] <= hi]
+    ref = pcap_orders(refp)
+    ends = conn_ends(simp)
+    pos = {h: i for i, h in enumerate(ref)}
+    last, at_drop, other = -1, 0, []
+    for k, (conn, h) in enumerate(got):
+        i = pos.get(h)
+        if i is None or i <= last:
+            sys.exit('order %d the venue got (connection %d) is %s the '
+                     "reference's (it decides %d)" % (
+                         k, conn, 'not' if i is None else 'out of order in',
+                         len(ref)))
+        if i > last + 1:
+            # missing before it: at a drop of the connection before?
+            prev = got[k - 1][0] if k else None
+            if prev is not None and prev != conn and \
+                    ends.get(prev) != 'logout':
+                at_drop += i - last - 1
+            else:
+                other.extend(range(last + 1, i))
+        last = i
+    if last + 1 < len(ref):
+        if got and ends.get(got[-1][0]) not in (None, 'logout'):
+            at_drop += len(ref) - last - 1
+        else:
+            other.extend(range(last + 1, len(ref)))
+    if len(other) > late:
+        sys.exit('the venue got %d orders, the reference decides %d: %d '
+                 'missing not at a drop (first, reference order %d), %d '
+                 'allowed' % (len(got), len(ref), len(other), other[0], late))
+    print("the venue got %d orders, each the reference's, in order; %d "
+          "missing after a connection that ended otherwise than by a Logout, %d handed back late" % (len(got), at_drop,
+                                                   len(other)))
+
+
+def sim_fields(r):
+    """(type, UserRefNum, qty, side, price, reason) the message carries,
+    None where it carries none."""
+    m = r.get('msg')
+    f = {'A': (r.get('urn'), r.get('qty'), r.get('side'), r.get('price'),
+               ord(r['state']) if r.get('state') else None),
+         'E': (r.get('urn'), r.get('qty'), None, r.get('price'), None),
+         'C': (r.get('urn'), r.get('decrement'), None, None,
+               ord(r['reason']) if r.get('reason') else None),
+         'J': (r.get('urn'), None, None, None, r.get('reason')),
+         'I': (r.get('urn'), None, None, None, None)}.get(
+             m, (None, None, None, None, None))
+    return (m,) + f
+
+
+def check_events(simp, evp, opts):
+    sent, clordids, losses = {}, set(), 0
+    login_answered, asked = set(), {}
+    lo, hi = 1, 1 << 30
+    if 'conns' in opts:
+        a, _, b = opts['conns'].partition('-')
+        lo, hi = int(a), int(b) if b else 1 << 30
+    for r in records(simp):
+        d, t = r.get('dir'), r.get('type')
+        if d != 'out' or t != 'S':
+            if not lo <= r.get('conn', lo) <= hi:
+                continue
+        if d == 'out' and t == 'S':
+            sent.setdefault(r['seq'], r)
+        elif d == 'in' and t == 'L':
+            asked[r['conn']] = int(r.get('req_seq') or 0)
+        elif d == 'out' and (t == 'J' or t == 'A' and asked.get(r['conn'])
+                             in (0, r.get('seq'))):
+            # a Login Rejected ends the session (a kill); a Login
+            # Accepted counts when it starts where it was asked to (else
+            # the client refuses it: the session never was up)
+            login_answered.add(r['conn'])
+        elif d == 'in' and t == 'U' and r.get('msg') == 'O':
+            clordids.add(r['clordid'])
+        elif d == 'event' and r.get('event') == 'close' and \
+                r['conn'] in login_answered and r.get('reason') != 'logout':
+            losses += 1
+    kills = {'1': 0, '0': 0}
+    seqs, unsent = [], 0
+    with open(evp, encoding='ascii') as f:
+        for n, line in enumerate(f, 1):
+            w = line.split()
+            if not w or w[0].startswith('#') or w[0] == '+':
+                continue
+            where = '%s:%d' % (evp, n)
+            if w[3] == 'kill':
+                kills[w[4]] += 1
+            elif w[3] == 'unsent':
+                sess, tseq = bytes.fromhex(w[4]), int(w[5])
+                cl = sess[-4:].decode('latin-1') + '%010d' % (tseq % 10**10)
+                if cl in clordids:
+                    sys.exit('%s: unsent order %s, but the venue got it'
+                             % (where, cl))
+                unsent += 1
+            elif w[3] == 'venue':
+                seq = int(w[4])
+                r = sent.get(seq)
+                if r is None:
+                    sys.exit('%s: venue message %d the simulator never sent'
+                             % (where, seq))
+                have = (w[5], int(w[6]), int(w[7]), w[9], int(w[11]),
+                        int(w[10]))
+                want = sim_fields(r)
+                for name, a, b in zip(('type', 'UserRefNum', 'quantity',
+                                       'side', 'price', 'reason'),
+                                      have, want):
+                    if b is not None and a != b:
+                        sys.exit('%s: venue message %d: %s %r, the simulator '
+                                 'sent %r' % (where, seq, name, a, b))
+                seqs.append(seq)
+    first = opts.get('first-seq', '1')
+    first = (seqs[0] if seqs else 1) if first == 'auto' else int(first)
+    top = max(sent) if sent else first - 1
+    # a message that does not decode is no event: the replicas cannot
+    # take it (a kill instead: docs/venue.md "Venue session")
+    want = [q for q in range(first, top + 1)
+            if not (sent[q].get('bad_length') or sent[q].get('undecodable'))]
+    last = seqs[-1] if seqs else first - 1
+    if seqs != want[:len(seqs)]:
+        dup = [s for s, c in collections.Counter(seqs).items() if c > 1]
+        sys.exit('events log: %d venue answers, want %d..%d in order, once '
+                 '(duplicates %s, missing %s)' % (
+                     len(seqs), first, top, dup[:5],
+                     sorted(set(range(first, top + 1)) - set(seqs))[:5]))
+    # the answers after the workers stopped have no position to be taken
+    # at (docs/venue.md "What the replicas do with the answers"): they
+    # are in hedgewire's venue journal only
+    if last < top:
+        if 'journal' not in opts:
+            sys.exit('events log: venue answers %d..%d, the simulator sent '
+                     'up to %d' % (first, last, top))
+        with open(opts['journal'], encoding='ascii') as f:
+            jseqs = {int(line.split()[0]) for line in f
+                     if not line.startswith('#')}
+        gone = sorted(set(range(last + 1, top + 1)) - jseqs)
+        if gone:
+            sys.exit('venue messages %s in neither the events log nor the '
+                     'venue journal' % gone[:5])
+    if 'taken' in opts and int(opts['taken']) != len(seqs):
+        sys.exit('events log: %d venue answers, hedgewire says %s taken'
+                 % (len(seqs), opts['taken']))
+    want1 = losses + int(opts.get('kills', 0))
+    want0 = int(opts.get('unkills', 0))
+    if (kills['1'], kills['0']) != (want1, want0):
+        sys.exit("events log: %d 'kill 1' and %d 'kill 0', want %d (%d "
+                 "sessions lost at the simulator + %s operator's) and %d"
+                 % (kills['1'], kills['0'], want1, losses,
+                    opts.get('kills', 0), want0))
+    print('events log: venue answers %d..%d as the simulator sent them (%d '
+          'after the stop, in the journal); %d unsent, none at the venue; '
+          'kill 1 x%d (%d sessions lost), kill 0 x%d' % (
+              first, last, top - last, unsent, kills['1'], losses, kills['0']))
+
+
+def options(args):
+    o = {}
+    for i in range(0, len(args), 2):
+        if not args[i].startswith('--') or i + 1 >= len(args):
+            sys.exit(__doc__)
+        o[args[i][2:]] = args[i + 1]
+    return o
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -289,6 +497,10 @@ def main(argv):
         check_cancels(path)
     elif mode == 'kill':
         check_kill(path)
+    elif mode == 'ref' and len(argv) >= 4:
+        check_ref(path, argv[3], options(argv[4:]))
+    elif mode == 'events' and len(argv) >= 4:
+        check_events(path, argv[3], options(argv[4:]))
     else:
         sys.exit(__doc__)
 
