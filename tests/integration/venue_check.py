@@ -19,6 +19,15 @@ usage:
       no window of 0.9 s (receive times) holds more than CAP orders, or
       more than SYMCAP of one symbol (the 0.1 s margin is the simulator's
       own receive-time jitter on a loaded host)
+  venue_check.py sendrate ORDERS.pcap SIM.jsonl CAP SYMCAP
+      the wall-clock caps on hedgewire's own clock: its [order] journal
+      (nanosecond pcap, each order stamped as it was handed to send())
+      holds exactly the orders the simulator received, and any CAP + 1
+      of them (SYMCAP + 1 of one symbol) span at least 1 s
+  venue_check.py silences SIM.jsonl DEAD_MS
+      how many times the simulator, logged in, sent nothing for DEAD_MS
+      or more by its own clock (a server a client may call dead); prints
+      silences=N
   venue_check.py cancels SIM.jsonl
       Cancel Orders received (each for an order it had), and the Canceled
       answers they got (each once: a replay after a reconnect sends some
@@ -39,7 +48,7 @@ usage:
       handed back after hedgewire's workers stopped (downstream mode)
   venue_check.py events SIM.jsonl EVENTS.log [--kills N] [--unkills N]
                  [--first-seq S|auto] [--conns LO-HI] [--journal VENUE.jl]
-                 [--taken N]
+                 [--taken N] [--unrelayed N]
       hedgewire's events log against the simulator's journal: its venue
       answers are the messages the simulator sent from S (default 1;
       auto: the log's first) to its last, each once, in order, type, UserRefNum, quantity, side,
@@ -190,6 +199,72 @@ def check_rate(path, cap, symcap):
     print('orders=%d over %.2f s; most in any %.1f s: %d (cap %d), of one '
           'symbol %d (cap %d)' % (len(rs), times[-1] - times[0], width,
                                    total, cap, sym, symcap))
+
+
+def journal_orders(path):
+    """(stamp ns, OUCH message) of every order in a nanosecond pcap."""
+    buf = open(path, 'rb').read()
+    if struct.unpack_from('<I', buf, 0)[0] != 0xa1b23c4d:
+        sys.exit('%s: not a nanosecond pcap' % path)
+    out, off = [], 24
+    while off + 16 <= len(buf):
+        sec, ns, n = struct.unpack_from('<III', buf, off)
+        out.append((sec * 10**9 + ns, buf[off + 16 + 45:off + 16 + n]))
+        off += 16 + n
+    return out
+
+
+def check_sendrate(jp, simp, cap, symcap):
+    # hedgewire lets an order go when the cap-th last send is at least a
+    # second old by its TSC; the journal stamps the same TSC (before the
+    # send() whose end the window records) in ns, so the rule holds
+    # exactly in the journal's times, but for the 1 ns rounding of each
+    # conversion
+    js = journal_orders(jp)
+    got = sorted(r['hex'] for r in records(simp)
+                 if r.get('dir') == 'in' and r.get('type') == 'U'
+                 and r.get('msg') == 'O')
+    if sorted(m.hex() for _, m in js) != got:
+        sys.exit('the journal holds %d orders, the simulator got %d: not '
+                 'the same' % (len(js), len(got)))
+    def worst(times, k):
+        times = sorted(times)
+        return min((times[i + k] - times[i] for i in range(len(times) - k)),
+                   default=None)
+    tot = worst([t for t, _ in js], cap)
+    by_sym = collections.defaultdict(list)
+    for t, m in js:
+        by_sym[m[10:18]].append(t)
+    sym = [w for w in (worst(v, symcap) for v in by_sym.values())
+           if w is not None]
+    one_s = 10**9 - 2
+    if tot is not None and tot < one_s:
+        sys.exit('%d orders within %.6f s by hedgewire\'s clock (cap %d a '
+                 'second)' % (cap + 1, tot / 1e9, cap))
+    if sym and min(sym) < one_s:
+        sys.exit('%d orders of one symbol within %.6f s by hedgewire\'s '
+                 'clock (cap %d)' % (symcap + 1, min(sym) / 1e9, symcap))
+    print('orders=%d, the same as the simulator got; by hedgewire\'s clock '
+          'any %d span at least %.6f s, any %d of one symbol %.6f s'
+          % (len(js), cap + 1, (tot or 0) / 1e9, symcap + 1,
+             min(sym, default=0) / 1e9))
+
+
+def check_silences(path, dead_ms):
+    last, logged, n = {}, set(), 0
+    for r in records(path):
+        c = r.get('conn')
+        if r.get('dir') == 'out':
+            if r.get('type') == 'A':
+                logged.add(c)
+            if c in logged and c in last and \
+                    r['t'] - last[c] >= dead_ms / 1000.0:
+                n += 1
+            last[c] = r['t']
+        elif r.get('event') == 'close' and c in logged and c in last and \
+                r['t'] - last[c] >= dead_ms / 1000.0:
+            n += 1
+    print('silences=%d' % n)
 
 
 def check_cancels(path):
@@ -450,7 +525,10 @@ def check_events(simp, evp, opts):
         with open(opts['journal'], encoding='ascii') as f:
             jseqs = {int(line.split()[0]) for line in f
                      if not line.startswith('#')}
-        gone = sorted(set(range(last + 1, top + 1)) - jseqs)
+        # downstream: the last N never reached hedgewire (they came
+        # after it left the link: hgw-dedup's count)
+        gone = sorted(set(range(last + 1, top + 1 - int(opts.get(
+            'unrelayed', 0)))) - jseqs)
         if gone:
             sys.exit('venue messages %s in neither the events log nor the '
                      'venue journal' % gone[:5])
@@ -495,6 +573,10 @@ def main(argv):
         check_rate(path, int(argv[3]), int(argv[4]))
     elif mode == 'cancels':
         check_cancels(path)
+    elif mode == 'sendrate' and len(argv) == 6:
+        check_sendrate(path, argv[3], int(argv[4]), int(argv[5]))
+    elif mode == 'silences' and len(argv) == 4:
+        check_silences(path, int(argv[3]))
     elif mode == 'kill':
         check_kill(path)
     elif mode == 'ref' and len(argv) >= 4:

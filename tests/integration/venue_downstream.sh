@@ -62,18 +62,21 @@ dd_stop() {
 }
 
 # hwd [hedgewire --set options]: 2 workers, downstream, orders on the
-# memif (port 1); sets RC
+# memif (port 1), events log $T/events.log; sets RC
 hwd() {
 	local mem
 	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
 	RC=0
+	rm -f "$T/events.log"
+	run_conf "$@"
 	# shellcheck disable=SC2086
 	"$HEDGEWIRE" "--lcores=0@0,1@1,2@0" --no-pci $mem \
 		--file-prefix "$PREFIX" --log-level=error \
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap" \
 		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
 		--set run.dedup=downstream --set order.port=1 \
-		--set venue.port="$PORT" --set replay.pace=rate "$@" \
+		--set venue.port="$PORT" --set replay.pace=rate \
+		--set run.events_log="$T/events.log" "$@" \
 		>"$T/out" 2>"$T/err" || RC=$?
 }
 
@@ -148,6 +151,10 @@ downstream-login)
 	echo "  sent $sent; $(cat "$T/check2"); replicas took $taken answers"
 	echo "  hedgewire: $(grep '^venue: relay from' "$T/out" | cut -c8-)"
 	echo "  hgw-dedup: $(grep '^venue: relayed' "$T/dd.out" | cut -c8-)"
+	# what the venue got is the reference's given the events log; the
+	# events log is what the venue sent
+	check_ref --late "$(rv "after the stop")"
+	check_events --unrelayed "$(dv "after it left")"
 	# one signal to both while the feed runs: hgw-dedup keeps serving
 	# hedgewire until its 'B' (dd_stop checks the 'B' and 'b'), then
 	# both stop with status 0 (a new venue day: the UserRefNums are the
@@ -181,8 +188,7 @@ downstream-rate)
 	sim_start
 	dd_start --max-orders-per-sec 40 --max-orders-per-sec-per-symbol 10
 	hwd --set risk.max_orders_instrument=20 --set risk.max_orders_total=300 \
-		--set risk.window_ms=100 --set replay.pps=6000 \
-		--set run.events_log="$T/events.log"
+		--set risk.window_ms=100 --set replay.pps=6000
 	dd_stop
 	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
 	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err")"
@@ -208,6 +214,8 @@ downstream-rate)
 		fail "a replica did not find an unsent order: $(grep 'recalled orders not' "$T/out")"
 	replicas_ok
 	echo "  $(cat "$T/check"); hgw-dedup refused $u, relayed; the replicas took back $((u - late)) ($late came after the stop)"
+	check_ref --late "$late"
+	check_events --unrelayed "$(dv "after it left")"
 	;;
 downstream-kill)
 	sim_start
@@ -234,6 +242,9 @@ downstream-kill)
 	check_orders
 	replicas_ok
 	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
+	check_ref --late "$(rv "after the stop")"
+	check_events --kills "$(driver_events /hgw/risk/kill,1)" \
+		--unrelayed "$(dv "after it left")"
 	;;
 downstream-disconnect)
 	# the venue drops the session: hgw-dedup reconnects, and hedgewire
@@ -254,6 +265,8 @@ downstream-disconnect)
 	check_orders
 	replicas_ok
 	echo "  logins $(dv logins); kill switch rejects $(value reject_kill_switch); cancels $(dv "cancels sent"); $(cat "$T/check2")"
+	check_ref --late "$(rv "after the stop")"
+	check_events --unrelayed "$(dv "after it left")"
 	;;
 *)
 	fail "unknown scenario $SCENARIO"

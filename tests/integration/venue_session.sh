@@ -202,7 +202,12 @@ heartbeat)
 	hs=$(vv "heartbeats sent") hr=$(vv "received")
 	[ "$hs" -gt 0 ] || fail "no client heartbeat sent"
 	[ "$hr" -gt 0 ] || fail "no server heartbeat received"
-	expect_eq "sessions lost" "$(vv "sessions lost")" 0
+	# a session is lost only when the simulator really was silent 1 s,
+	# by its own clock (a stall of a loaded host is one)
+	$CHECK silences "$T/sim.jsonl" 1000 >"$T/check6" 2>&1 || fail "$(cat "$T/check6")"
+	sil=$(sed -n 's/^silences=//p' "$T/check6")
+	[ "$(vv "sessions lost")" -le "$sil" ] ||
+		fail "sessions lost $(vv "sessions lost"), the simulator silent $sil times for 1 s"
 	$CHECK heartbeats "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	check_ref
 	check_events
@@ -297,17 +302,23 @@ rate)
 	sim_start
 	hw --set venue.max_orders_per_sec=40 --set venue.max_orders_per_sec_per_symbol=3 \
 		--set risk.max_orders_instrument=20 --set risk.max_orders_total=300 \
-		--set risk.window_ms=100 --set replay.pace=rate --set replay.pps=6000
+		--set risk.window_ms=100 --set replay.pace=rate --set replay.pps=6000 \
+		--set order.journal="$T/orders.pcap"
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
+	# the caps on hedgewire's own clock (its journal of orders sent)
+	$CHECK sendrate "$T/orders.pcap" "$T/sim.jsonl" 40 3 >"$T/check7" 2>&1 ||
+		fail "$(cat "$T/check7")"
+	echo "  $(cat "$T/check7")"
+	# and the run offered more than the caps take: without refusals it
+	# would not test them
 	grep -q "unsent (over max_orders_per_sec) [1-9]" "$T/out" ||
 		fail "the total cap refused nothing: $(grep '^venue' "$T/out")"
 	grep -q "unsent (over max_orders_per_sec_per_symbol) [1-9]" "$T/out" ||
 		fail "the per-symbol cap refused nothing: $(grep '^venue' "$T/out")"
 	check_orders
-	$CHECK rate "$T/sim.jsonl" 40 3 >"$T/check" 2>&1 || fail "$(cat "$T/check")"
 	check_ref
 	check_events
-	echo "  $(cat "$T/check"); hedgewire: $(grep -o 'unsent (over max[^)]*) [0-9]*' "$T/out" | tr '\n' ' ')"
+	echo "  hedgewire: $(grep -o 'unsent (over max[^)]*) [0-9]*' "$T/out" | tr '\n' ' ')"
 	;;
 kill)
 	# kill switch mid-run: every order open at the venue is cancelled
