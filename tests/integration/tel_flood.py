@@ -31,23 +31,12 @@ import argparse
 import collections
 import json
 import os
-import socket
 import sys
 import time
 
 
-def connect(path, wait):
-    end = time.monotonic() + wait
-    while True:
-        try:
-            s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
-            s.connect(path)
-            s.recv(16384)  # the greeting
-            return s
-        except OSError:
-            if time.monotonic() > end:
-                return None
-            time.sleep(0.02)
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from tel_driver import connect  # noqa: E402  (the one telemetry connect)
 
 
 def rss_kb(pid):
