@@ -24,23 +24,16 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+# the tests' own RFC 1071 sum, apart from hgw_ref's (test_risk_rules uses
+# it through this module)
+from test_feed_rules import ones_sum  # noqa: E402,F401
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 DEMO = os.path.join(REPO, 'conf', 'demo.ini')
 SESSION = b'CONFTEST01'
 TRIGGERS = 40                 # bid adds after the quote is made
-
-
-def ones_sum(data):
-    """RFC 1071 ones' complement sum, written here on its own so that a
-    mistake in hgw_ref's checksum code cannot hide in the inputs."""
-    if len(data) % 2:
-        data += b'\0'
-    s = 0
-    for i in range(0, len(data), 2):
-        s += (data[i] << 8) | data[i + 1]
-        s = (s & 0xFFFF) + (s >> 16)
-    return s
 
 
 def crc32c(data):
