@@ -27,7 +27,9 @@ static struct {
 	uint16_t port, rxq, txq;
 	struct rte_mempool *pool;
 	struct hgw_udp_tx udp;
-	uint64_t rseq_in;               /* last relay number received */
+	struct hgw_relay_rx rx;         /* hgw-dedup's datagrams: peer, key,
+					 * window, drops by reason */
+	struct hgw_relay_key key_out;   /* ours ('K', 'B') */
 	uint64_t rseq_out;              /* last one sent ('K') */
 	uint64_t venue_seq;             /* last venue message relayed */
 	uint32_t kills_seen, kills_sent;
@@ -77,6 +79,15 @@ hgw_relay_init(const struct hgw_config *c)
 	r.udp.src_port = c->src_port;
 	r.udp.dst_port = c->dst_port;
 	hgw_udp_tx_init(&r.udp);
+	/* hgw-dedup answers from the addresses our orders go to, to ours */
+	hgw_relay_rx_peer(&r.rx, c->dst_mac, c->dst_ip, c->dst_port,
+			  c->src_ip, c->src_port);
+	hgw_relay_key_derive(&r.rx.key, HGW_RELAY_TO_HEDGEWIRE,
+			     c->venue_username, c->venue_password,
+			     c->venue_session);
+	hgw_relay_key_derive(&r.key_out, HGW_RELAY_TO_DEDUP,
+			     c->venue_username, c->venue_password,
+			     c->venue_session);
 	r.kills_seen = r.kills_sent = hgw_ctl_kills();
 	hgw_venue_ctl_open(c);
 	printf("venue: downstream: hgw-dedup owns the session; its relay is "
@@ -167,36 +178,29 @@ take_unsent(const uint8_t *b, size_t blen, int close)
 static void
 take(const uint8_t *f, uint32_t len, int close)
 {
-	const uint8_t *p, *body;
-	size_t plen, blen;
-	uint64_t rseq;
+	const uint8_t *body;
+	size_t blen;
+	uint64_t rseq, last = r.rx.last;
 	uint8_t type;
 	int rc;
 
 	r.frames++;
-	if (hgw_relay_udp_payload(f, len, &p, &plen) != 0 ||
-	    (rc = hgw_relay_get(p, plen, &rseq, &type, &body, &blen)) == 1) {
+	rc = hgw_relay_rx(&r.rx, f, len, &rseq, &type, &body, &blen);
+	if (rc == 1) {
 		r.other++;
 		return;
 	}
-	if (rc < 0) {
-		r.bad++;
-		if (!close)
-			lost("a malformed relay datagram");
-		return;
-	}
-	if (r.rseq_in != 0 && rseq <= r.rseq_in) {
-		r.dups++;	/* a datagram taken already */
-		return;
-	}
-	if (rseq != r.rseq_in + 1) {
+	if (rc < 0)
+		return;	/* not taken: from elsewhere, not under the key, a
+			 * repeat or past the window (hgw_vgate.h): counted
+			 * by reason, never a kill (anyone can send one) */
+	if (rseq != last + 1) {
 		/* a relay datagram lost on the way: what it said the
 		 * replicas cannot know */
 		r.gaps++;
 		if (!close)
 			lost("relay datagrams lost (a gap in their numbers)");
 	}
-	r.rseq_in = rseq;
 	switch (type) {
 	case 'S':
 		take_seq(body, blen, close);
@@ -237,8 +241,8 @@ command_send(uint8_t type, const uint8_t *body, size_t blen)
 		return -1;
 	}
 	f = rte_pktmbuf_mtod(m, uint8_t *);
-	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, r.rseq_out + 1, type, body,
-			    blen);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &r.key_out, r.rseq_out + 1,
+			    type, body, blen);
 	len = hgw_udp_tx_frame(&r.udp, f, len);
 	m->data_len = m->pkt_len = (uint32_t)len;
 	if (rte_eth_tx_burst(r.port, r.txq, &m, 1) != 1) {
@@ -335,8 +339,17 @@ hgw_relay_leave(void)
 uint64_t
 hgw_relay_report(FILE *out)
 {
+	uint64_t dropped = 0;
+
 	if (!r.on)
 		return 0;
+	for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
+		dropped += r.rx.drops[i];
+	fprintf(out, "venue: relay datagrams dropped %" PRIu64, dropped);
+	for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
+		fprintf(out, "%s%s %" PRIu64, i == 0 ? " (" : ", ",
+			hgw_relay_drop_name(i), r.rx.drops[i]);
+	fprintf(out, ")\n");
 	fprintf(out, "venue: relay from hgw-dedup: datagrams %" PRIu64
 		" (other frames %" PRIu64 "), sequenced %" PRIu64 " (last %"
 		PRIu64 "), unsent %" PRIu64 " (session unknown %" PRIu64

@@ -6,6 +6,9 @@
  * sequenced messages go to hgw_venue_ctl_take (journal, then every
  * replica, as in tx-lcore mode), unsent orders become UNSENT events, a
  * lost session, a gap in the relay's numbers or a bad datagram a kill.
+ * Only datagrams from hgw-dedup's addresses, under the pair's key (from
+ * the [venue] login) and inside the window are taken (hgw_relay_rx);
+ * the rest are counted by reason and dropped.
  * When the kill switch goes on, the control lcore sends a 'K' relay
  * message on a TX queue of its own on the order port (the one after the
  * workers'), from a pool of its own: hgw-dedup cancels the open orders.

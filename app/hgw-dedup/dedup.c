@@ -92,7 +92,9 @@ usage(FILE *out)
 		"  --state-file FILE         UserRefNum floor, last message (required)\n"
 		"  --heartbeat-ms MS (1000) --dead-ms MS (15000) --reconnect-ms MS (500)\n"
 		"  --max-orders-per-sec N --max-orders-per-sec-per-symbol N (0: off)\n"
-		"  --cancel-on-disconnect    the venue cancels open orders at a drop\n");
+		"  --cancel-on-disconnect    the venue cancels open orders at a drop\n"
+		"  --relay-forge             tests: forged relay datagrams at the\n"
+		"                            first order (docs/venue.md)\n");
 }
 
 static void
@@ -117,6 +119,7 @@ parse(int argc, char **argv, struct opts *o)
 		{ "max-orders-per-sec", required_argument, NULL, 'M' },
 		{ "max-orders-per-sec-per-symbol", required_argument, NULL, 'N' },
 		{ "cancel-on-disconnect", no_argument, NULL, 'C' },
+		{ "relay-forge", no_argument, NULL, 'X' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -202,6 +205,9 @@ parse(int argc, char **argv, struct opts *o)
 			break;
 		case 'C':
 			o->venue.cancel_on_disconnect = 1;
+			break;
+		case 'X':
+			o->venue.relay_forge = 1;
 			break;
 		case 'h':
 			usage(stdout);

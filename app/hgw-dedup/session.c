@@ -58,7 +58,10 @@ struct dsess {
 	struct hgw_udp_tx udp;          /* learnt from the first order */
 	int udp_known;
 	uint64_t rseq_out;              /* last relay sequence number sent */
-	uint64_t rseq_in;               /* last one received from hedgewire */
+	struct hgw_relay_rx rx;         /* hedgewire's datagrams: peer (from
+					 * the first order), key, window,
+					 * drops by reason */
+	struct hgw_relay_key key_out;   /* ours */
 	uint32_t back_head, back_n;
 	struct rte_mbuf *back[BACKLOG];
 	/* counters */
@@ -69,6 +72,7 @@ struct dsess {
 	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
 	 * port is polled no more (session.h, dsess_leave) */
 	int peer_leaving, left;
+	int forge;                      /* --relay-forge, until done */
 	uint64_t after_left;            /* venue messages hedgewire missed */
 };
 
@@ -83,7 +87,8 @@ now_ns(const struct dsess *s)
 static void
 back_flush(struct dsess *s)
 {
-	while (s->back_n != 0) {
+	/* addressed only once hedgewire's addresses are known (learn_udp) */
+	while (s->back_n != 0 && s->udp_known) {
 		uint32_t n = RTE_MIN(s->back_n, BACKLOG - s->back_head);
 		uint16_t k = rte_eth_tx_burst(s->port, 0, s->back + s->back_head,
 					      (uint16_t)RTE_MIN(n, 64u));
@@ -102,7 +107,7 @@ back_drain(struct dsess *s)
 {
 	const uint64_t end = rte_rdtsc() + s->hz;
 
-	while (s->back_n != 0 && rte_rdtsc() < end)
+	while (s->back_n != 0 && s->udp_known && rte_rdtsc() < end)
 		back_flush(s);
 }
 
@@ -125,8 +130,8 @@ relay(struct dsess *s, uint8_t type, const uint8_t *body, size_t blen)
 		return;
 	}
 	f = rte_pktmbuf_mtod(m, uint8_t *);
-	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, ++s->rseq_out, type, body,
-			    blen);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &s->key_out, ++s->rseq_out,
+			    type, body, blen);
 	len = hgw_udp_tx_frame(&s->udp, f, len);
 	m->data_len = m->pkt_len = (uint32_t)len;
 	s->back[(s->back_head + s->back_n++) % BACKLOG] = m;
@@ -151,8 +156,10 @@ relay_unsent(struct dsess *s, const struct hgw_ouch_order *o,
 	relay(s, 'u', b, sizeof(b));
 }
 
-/* The addresses of the relay datagrams: those of hedgewire's orders,
- * swapped. */
+/* The addresses of the relay datagrams: those of hedgewire's orders (or
+ * of its first command taken), swapped. What was queued before (a login,
+ * the venue's replayed messages) is addressed now: hedgewire takes
+ * relay datagrams from those addresses only. */
 static void
 learn_udp(struct dsess *s, const uint8_t *f)
 {
@@ -166,6 +173,15 @@ learn_udp(struct dsess *s, const uint8_t *f)
 	s->udp.src_port = (uint16_t)hgw_vgate_get_be(f + 36, 2);
 	hgw_udp_tx_init(&s->udp);
 	s->udp_known = 1;
+	for (uint32_t i = 0; i < s->back_n; i++) {
+		struct rte_mbuf *m = s->back[(s->back_head + i) % BACKLOG];
+
+		hgw_udp_tx_frame(&s->udp, rte_pktmbuf_mtod(m, uint8_t *),
+				 rte_pktmbuf_data_len(m) - HGW_UDP_TX_HDR_LEN);
+	}
+	/* hedgewire's commands come from where its orders come from */
+	hgw_relay_rx_peer(&s->rx, s->udp.dst_mac, s->udp.dst_ip,
+			  s->udp.dst_port, s->udp.src_ip, s->udp.src_port);
 }
 
 /* ---- the session -------------------------------------------------------- */
@@ -238,6 +254,11 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	if (hgw_soup_field(sc.password, 10, pw) != 0)
 		die("bad value for the venue password (printable ASCII, at "
 		    "most 10)");
+	/* the relay's keys, from the same login hedgewire is given */
+	hgw_relay_key_derive(&s->rx.key, HGW_RELAY_TO_DEDUP, o->user, pw,
+			     o->session);
+	hgw_relay_key_derive(&s->key_out, HGW_RELAY_TO_HEDGEWIRE, o->user, pw,
+			     o->session);
 	explicit_bzero(pw, sizeof(pw));
 	if (hgw_soup_field(sc.session, 10, o->session ? o->session : "") != 0)
 		die("bad value for --venue-session: '%s' (printable ASCII, at "
@@ -257,6 +278,7 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 					       memory_order_relaxed) + 1) != 0)
 		die("cannot set up the venue session: %s", strerror(errno));
 	s->cancel_on_disconnect = o->cancel_on_disconnect;
+	s->forge = o->relay_forge;
 	s->cap_total = o->max_ops;
 	s->cap_symbol = o->max_ops_symbol;
 	if (s->cap_total != 0 &&
@@ -320,6 +342,94 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	op->qty = 0;
 }
 
+/* --relay-forge (tests): what an attacker on the link could send, at
+ * the first order (o), when hedgewire's addresses are known. To
+ * hedgewire, queued ahead of the honest datagrams, none of them counted
+ * as sent (the honest numbering goes on): an unsent 'u' of o from
+ * another MAC, IP and port, one under another key, and an 'A' under the
+ * key numbered 2^64-1; hedgewire drops them (PEER 3, KEY 1, AHEAD 1) and
+ * o stays in its replicas. To our own receiving end (dsess_command, the
+ * function the loop gives every frame): a 'K' from another MAC, a 'K'
+ * and a 'B' under another key, a 'K' under the key numbered 2^64-1;
+ * dropped (PEER 1, KEY 2, AHEAD 1): no kill, no leave. */
+static void
+forge_one(struct dsess *s, const struct hgw_udp_tx *t,
+	  const struct hgw_relay_key *k, uint64_t rseq, uint8_t type,
+	  const uint8_t *body, size_t blen)
+{
+	struct rte_mbuf *m;
+	uint8_t *f;
+	size_t len;
+
+	if (s->back_n == BACKLOG || (m = rte_pktmbuf_alloc(s->pool)) == NULL)
+		return;
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, k, rseq, type, body, blen);
+	len = hgw_udp_tx_frame(t, f, len);
+	m->data_len = m->pkt_len = (uint32_t)len;
+	s->back[(s->back_head + s->back_n++) % BACKLOG] = m;
+}
+
+static void
+forge(struct dsess *s, const struct hgw_ouch_order *o)
+{
+	struct hgw_relay_key bad = s->key_out;
+	struct hgw_udp_tx t;
+	uint8_t b[17], k[4] = { 0, 0, 0, 1 }, f[128];
+	uint64_t seq = 0;
+	size_t len;
+
+	s->forge = 0;
+	memcpy(b, o->clordid, 4);
+	if (hgw_order_clordid_seq(o->clordid, &seq) != 0)
+		seq = 0;
+	hgw_vgate_be(b + 4, seq, 8);
+	hgw_vgate_be(b + 12, o->user_ref_num, 4);
+	b[16] = HGW_VGATE_UNSENT_DOWN;
+	bad.k0 ^= 1;
+	t = s->udp;
+	t.src_mac[5] ^= 1;
+	hgw_udp_tx_init(&t);
+	forge_one(s, &t, &s->key_out, s->rseq_out + 1, 'u', b, sizeof(b));
+	t = s->udp;
+	t.src_ip ^= 1;
+	hgw_udp_tx_init(&t);
+	forge_one(s, &t, &s->key_out, s->rseq_out + 1, 'u', b, sizeof(b));
+	t = s->udp;
+	t.src_port++;
+	hgw_udp_tx_init(&t);
+	forge_one(s, &t, &s->key_out, s->rseq_out + 1, 'u', b, sizeof(b));
+	forge_one(s, &s->udp, &bad, s->rseq_out + 1, 'u', b, sizeof(b));
+	forge_one(s, &s->udp, &s->key_out, UINT64_MAX, 'A', k, sizeof(k));
+	back_flush(s);
+	/* hedgewire's commands: from its addresses to ours */
+	memset(&t, 0, sizeof(t));
+	memcpy(t.src_mac, s->udp.dst_mac, 6);
+	memcpy(t.dst_mac, s->udp.src_mac, 6);
+	t.src_ip = s->udp.dst_ip;
+	t.dst_ip = s->udp.src_ip;
+	t.src_port = s->udp.dst_port;
+	t.dst_port = s->udp.src_port;
+	bad = s->rx.key;
+	bad.k1 ^= 1;
+	t.src_mac[5] ^= 1;
+	hgw_udp_tx_init(&t);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &s->rx.key, s->rx.last + 1,
+			    'K', k, sizeof(k));
+	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
+	t.src_mac[5] ^= 1;
+	hgw_udp_tx_init(&t);
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &bad, s->rx.last + 1, 'K',
+			    k, sizeof(k));
+	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &bad, s->rx.last + 1, 'B',
+			    NULL, 0);
+	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &s->rx.key, UINT64_MAX,
+			    'K', k, sizeof(k));
+	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
+}
+
 void
 dsess_order(struct dsess *s, const uint8_t *frame,
 	    const struct hgw_ouch_order *o)
@@ -330,6 +440,8 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	uint32_t ref = o->user_ref_num;
 
 	learn_udp(s, frame);
+	if (unlikely(s->forge))
+		forge(s, o);
 	if (!hgw_soup_up(&s->soup)) {
 		why = HGW_VGATE_UNSENT_DOWN;
 		goto unsent;
@@ -410,25 +522,26 @@ cancel_run(struct dsess *s)
 int
 dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 {
-	const uint8_t *p, *body;
-	size_t plen, blen;
-	uint64_t rseq;
+	const uint8_t *body;
+	size_t blen;
+	uint64_t rseq, last = s->rx.last;
 	uint8_t type;
 	int rc;
 
-	if (hgw_relay_udp_payload(frame, len, &p, &plen) != 0)
-		return 0;
-	rc = hgw_relay_get(p, plen, &rseq, &type, &body, &blen);
+	/* from hedgewire, under the key, inside the window, or dropped and
+	 * counted by reason (hgw_vgate.h): never a kill or a leave */
+	rc = hgw_relay_rx(&s->rx, frame, len, &rseq, &type, &body, &blen);
 	if (rc == 1)
 		return 0;
-	if (rc < 0 ||
-	    !((type == 'K' && blen == 4) || (type == 'B' && blen == 0))) {
+	if (rc < 0)
+		return 1;
+	if (!((type == 'K' && blen == 4) || (type == 'B' && blen == 0))) {
 		s->commands_bad++;
 		return 1;
 	}
-	if (rseq != s->rseq_in + 1)
+	learn_udp(s, frame);    /* under the key: hedgewire's */
+	if (rseq != last + 1)
 		s->commands_gap++;      /* a kill is a kill: take it anyway */
-	s->rseq_in = rseq;
 	if (type == 'B') {
 		s->peer_leaving = 1;    /* answered by dsess_leave */
 		return 1;
@@ -600,6 +713,17 @@ dsess_report(struct dsess *s, FILE *out)
 		", cancelled by the venue after a kill %" PRIu64 " (%" PRIu64
 		" shares)\n", s->kills, s->commands_bad, s->commands_gap,
 		s->cancels_sent, s->venue_cancelled, s->venue_cancelled_qty);
+	{
+		uint64_t dropped = 0;
+
+		for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
+			dropped += s->rx.drops[i];
+		fprintf(out, "venue: relay datagrams dropped %" PRIu64, dropped);
+		for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
+			fprintf(out, "%s%s %" PRIu64, i == 0 ? " (" : ", ",
+				hgw_relay_drop_name(i), s->rx.drops[i]);
+		fprintf(out, ")\n");
+	}
 	bad = s->relay_lost != 0 || s->back_n != 0 || s->commands_bad != 0;
 	return bad;
 }

@@ -31,6 +31,10 @@ struct dsess_opts {
 	uint32_t heartbeat_ms, dead_ms, reconnect_ms;
 	uint32_t max_ops, max_ops_symbol;
 	int cancel_on_disconnect;
+	/* tests only (docs/venue.md "The relay's key"): at the first order,
+	 * forged relay datagrams to hedgewire over the link, and forged
+	 * commands to our own receiving end */
+	int relay_forge;
 };
 
 struct dsess;
@@ -46,8 +50,9 @@ struct dsess *dsess_init(const struct dsess_opts *o, uint16_t port,
 void dsess_order(struct dsess *s, const uint8_t *frame,
 		 const struct hgw_ouch_order *o);
 
-/* A relay datagram's UDP payload from hedgewire: 1 if it was one (taken),
- * 0 if the frame is not a relay message. */
+/* A frame from hedgewire: 1 if it was a relay datagram (taken, or
+ * dropped and counted by reason when not from hedgewire's addresses, not
+ * under the key or outside the window: hgw_relay_rx), 0 if not one. */
 int dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len);
 
 /* Every loop: the socket when due, relay backlog, pending cancels. */

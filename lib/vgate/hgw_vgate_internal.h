@@ -8,8 +8,9 @@
 #define HGW_VGATE_INTERNAL_H
 
 /* A relay message (the format: hgw_vgate.h): its header, magic to type,
- * and the longest one (an 'S' with a venue message of up to 1024 bytes). */
+ * and the longest one (an 'S' with a venue message of up to 1024 bytes,
+ * and the tag). */
 #define HGW_RELAY_HDR    15             /* magic .. type */
-#define HGW_RELAY_MAX    (HGW_RELAY_HDR + 8 + 1024)
+#define HGW_RELAY_MAX    (HGW_RELAY_HDR + 8 + 1024 + HGW_RELAY_TAG)
 
 #endif /* HGW_VGATE_INTERNAL_H */

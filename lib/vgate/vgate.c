@@ -170,17 +170,103 @@ hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
 	return 1;
 }
 
-size_t
-hgw_relay_put(uint8_t *buf, uint64_t rseq, uint8_t type, const uint8_t *body,
-	      size_t blen)
+/* ---- SipHash-2-4 (Aumasson, Bernstein: "SipHash: a fast short-input
+ * PRF", 2012): the message in 8-byte little-endian words, the last one
+ * holding the length mod 256 in its top byte; 2 rounds a word, 4 at the
+ * end. */
+#define ROTL(x, b) (uint64_t)(((x) << (b)) | ((x) >> (64 - (b))))
+#define SIPROUND                                                            \
+	do {                                                                \
+		v0 += v1; v1 = ROTL(v1, 13); v1 ^= v0; v0 = ROTL(v0, 32);   \
+		v2 += v3; v3 = ROTL(v3, 16); v3 ^= v2;                      \
+		v0 += v3; v3 = ROTL(v3, 21); v3 ^= v0;                      \
+		v2 += v1; v1 = ROTL(v1, 17); v1 ^= v2; v2 = ROTL(v2, 32);   \
+	} while (0)
+
+static uint64_t
+le64(const uint8_t *p)
 {
+	uint64_t v = 0;
+
+	for (int i = 7; i >= 0; i--)
+		v = v << 8 | p[i];
+	return v;
+}
+
+uint64_t
+hgw_siphash24(const struct hgw_relay_key *k, const uint8_t *p, size_t n)
+{
+	uint64_t v0 = k->k0 ^ 0x736f6d6570736575ull;
+	uint64_t v1 = k->k1 ^ 0x646f72616e646f6dull;
+	uint64_t v2 = k->k0 ^ 0x6c7967656e657261ull;
+	uint64_t v3 = k->k1 ^ 0x7465646279746573ull;
+	uint64_t m, b = (uint64_t)n << 56;
+	size_t i, left = n & 7;
+
+	for (i = 0; i + 8 <= n; i += 8) {
+		m = le64(p + i);
+		v3 ^= m;
+		SIPROUND;
+		SIPROUND;
+		v0 ^= m;
+	}
+	for (size_t j = 0; j < left; j++)
+		b |= (uint64_t)p[i + j] << (8 * j);
+	v3 ^= b;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
+}
+
+/* The two keys of a pair, one a direction, from the venue login both are
+ * configured with: SipHash under a fixed key (a public constant: the
+ * secret is the login) of "HGWRKEY", the direction, the half, then
+ * username, password and session each ended by a NUL. */
+void
+hgw_relay_key_derive(struct hgw_relay_key *k, int dir, const char *user,
+		     const char *password, const char *session)
+{
+	static const struct hgw_relay_key fixed = {
+		0x6865646765776972ull, 0x652072656c617920ull };
+	uint8_t m[8 + 3 * 64];
+	size_t n = 9;
+	const char *f[3] = { user, password, session };
+
+	memcpy(m, "HGWRKEY", 7);
+	m[7] = (uint8_t)dir;
+	for (int i = 0; i < 3; i++) {
+		size_t l = f[i] != NULL ? strnlen(f[i], 63) : 0;
+
+		memcpy(m + n, f[i] != NULL ? f[i] : "", l);
+		n += l;
+		m[n++] = 0;
+	}
+	m[8] = 0;
+	k->k0 = hgw_siphash24(&fixed, m, n);
+	m[8] = 1;
+	k->k1 = hgw_siphash24(&fixed, m, n);
+}
+
+size_t
+hgw_relay_put(uint8_t *buf, const struct hgw_relay_key *k, uint64_t rseq,
+	      uint8_t type, const uint8_t *body, size_t blen)
+{
+	size_t n = HGW_RELAY_HDR + blen;
+
 	memcpy(buf, "HGWR", 4);
 	hgw_vgate_be(buf + 4, rseq, 8);
-	hgw_vgate_be(buf + 12, blen + 1, 2);
+	hgw_vgate_be(buf + 12, blen + 1 + HGW_RELAY_TAG, 2);
 	buf[14] = type;
 	if (blen != 0)
 		memcpy(buf + HGW_RELAY_HDR, body, blen);
-	return HGW_RELAY_HDR + blen;
+	hgw_vgate_be(buf + n, hgw_siphash24(k, buf, n), HGW_RELAY_TAG);
+	return n + HGW_RELAY_TAG;
 }
 
 int
@@ -191,15 +277,83 @@ hgw_relay_get(const uint8_t *p, size_t len, uint64_t *rseq, uint8_t *type,
 
 	if (len < 4 || memcmp(p, "HGWR", 4) != 0)
 		return 1;
-	if (len < HGW_RELAY_HDR)
+	if (len < HGW_RELAY_HDR + HGW_RELAY_TAG)
 		return -1;
 	l = hgw_vgate_get_be(p + 12, 2);
-	if (l == 0 || l + 14 != len)
+	if (l < 1 + HGW_RELAY_TAG || l + 14 != len)
 		return -1;
 	*rseq = hgw_vgate_get_be(p + 4, 8);
 	*type = p[14];
 	*body = p + HGW_RELAY_HDR;
-	*blen = (size_t)l - 1;
+	*blen = (size_t)l - 1 - HGW_RELAY_TAG;
+	return 0;
+}
+
+static const char *const drop_names[] = {
+#define HGW_VGATE_X(c, s) s,
+	HGW_RELAY_DROPS(HGW_VGATE_X)
+#undef HGW_VGATE_X
+};
+
+const char *
+hgw_relay_drop_name(uint32_t why)
+{
+	return why < HGW_RELAY_DROP_MAX ? drop_names[why] : "?";
+}
+
+void
+hgw_relay_rx_peer(struct hgw_relay_rx *rx, const uint8_t peer_mac[6],
+		  uint32_t peer_ip, uint16_t peer_port, uint32_t our_ip,
+		  uint16_t our_port)
+{
+	memcpy(rx->peer_mac, peer_mac, 6);
+	rx->peer_ip = peer_ip;
+	rx->peer_port = peer_port;
+	rx->our_ip = our_ip;
+	rx->our_port = our_port;
+	rx->peer_set = 1;
+}
+
+static int
+drop(struct hgw_relay_rx *rx, enum hgw_relay_drop why)
+{
+	rx->drops[why]++;
+	return -1;
+}
+
+int
+hgw_relay_rx(struct hgw_relay_rx *rx, const uint8_t *f, size_t len,
+	     uint64_t *rseq, uint8_t *type, const uint8_t **body, size_t *blen)
+{
+	const uint8_t *p;
+	size_t plen, ihl;
+	uint64_t seq;
+	int rc;
+
+	if (hgw_relay_udp_payload(f, len, &p, &plen) != 0 ||
+	    plen < 4 || memcmp(p, "HGWR", 4) != 0)
+		return 1;
+	ihl = (size_t)(f[14] & 0xf) * 4;
+	if (rx->peer_set &&
+	    (memcmp(f + 6, rx->peer_mac, 6) != 0 ||
+	     hgw_vgate_get_be(f + 26, 4) != rx->peer_ip ||
+	     hgw_vgate_get_be(f + 30, 4) != rx->our_ip ||
+	     hgw_vgate_get_be(f + 14 + ihl, 2) != rx->peer_port ||
+	     hgw_vgate_get_be(f + 14 + ihl + 2, 2) != rx->our_port))
+		return drop(rx, HGW_RELAY_DROP_PEER);
+	rc = hgw_relay_get(p, plen, &seq, type, body, blen);
+	if (rc != 0)
+		return drop(rx, HGW_RELAY_DROP_MALFORMED);
+	/* one 64-bit compare: no byte-at-a-time timing to learn from */
+	if (hgw_vgate_get_be(p + plen - HGW_RELAY_TAG, HGW_RELAY_TAG) !=
+	    hgw_siphash24(&rx->key, p, plen - HGW_RELAY_TAG))
+		return drop(rx, HGW_RELAY_DROP_KEY);
+	if (seq <= rx->last)
+		return drop(rx, HGW_RELAY_DROP_OLD);
+	if (seq - rx->last > HGW_RELAY_WINDOW)
+		return drop(rx, HGW_RELAY_DROP_AHEAD);
+	rx->last = seq;
+	*rseq = seq;
 	return 0;
 }
 

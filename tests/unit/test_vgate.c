@@ -11,6 +11,24 @@
 #include "hgw_test.h"
 #include "hgw_vgate.h"
 
+/* SipHash-2-4 against the paper's test vectors (Aumasson, Bernstein,
+ * "SipHash: a fast short-input PRF", appendix A): key 00 01 .. 0f,
+ * message 00 01 .. (n-1). */
+static void
+test_siphash(void)
+{
+	const struct hgw_relay_key k = { 0x0706050403020100ull,
+					 0x0f0e0d0c0b0a0908ull };
+	uint8_t m[64];
+
+	for (int i = 0; i < 64; i++)
+		m[i] = (uint8_t)i;
+	HGW_CHECK_EQ(hgw_siphash24(&k, m, 0), 0x726fdb47dd0e0e31ull);
+	HGW_CHECK_EQ(hgw_siphash24(&k, m, 15), 0xa129ca6149be45e5ull);
+}
+
+static const struct hgw_relay_key tkey = { 0x1111, 0x2222 };
+
 static void
 test_relay_bytes(void)
 {
@@ -18,23 +36,27 @@ test_relay_bytes(void)
 	const uint8_t *b;
 	uint64_t rseq;
 	uint8_t type;
-	size_t n = hgw_relay_put(buf, 0x0102030405060708ull, 'K', body, 4),
-	       blen;
+	size_t n = hgw_relay_put(buf, &tkey, 0x0102030405060708ull, 'K', body,
+				 4), blen;
 	static const uint8_t want[] = { 'H', 'G', 'W', 'R', 1, 2, 3, 4, 5, 6,
-					7, 8, 0, 5, 'K', 0, 0, 0, 7 };
+					7, 8, 0, 13, 'K', 0, 0, 0, 7 };
 
-	HGW_CHECK_EQ(n, sizeof(want));
+	HGW_CHECK_EQ(n, sizeof(want) + 8);
 	HGW_CHECK(memcmp(buf, want, sizeof(want)) == 0);
+	HGW_CHECK_EQ(hgw_vgate_get_be(buf + sizeof(want), 8),
+		     hgw_siphash24(&tkey, buf, sizeof(want)));
 	HGW_CHECK_EQ(hgw_relay_get(buf, n, &rseq, &type, &b, &blen), 0);
 	HGW_CHECK_EQ(rseq, 0x0102030405060708ull);
 	HGW_CHECK_EQ(type, 'K');
 	HGW_CHECK_EQ(blen, 4);
 	HGW_CHECK(b == buf + 15);
-	/* a length that disagrees with the datagram, one of 0, no magic */
+	/* a length that disagrees with the datagram, one without room for
+	 * the tag, no magic */
 	HGW_CHECK_EQ(hgw_relay_get(buf, n - 1, &rseq, &type, &b, &blen), -1);
 	HGW_CHECK_EQ(hgw_relay_get(buf, n + 1, &rseq, &type, &b, &blen), -1);
-	buf[12] = buf[13] = 0;
-	HGW_CHECK_EQ(hgw_relay_get(buf, 14, &rseq, &type, &b, &blen), -1);
+	buf[12] = 0;
+	buf[13] = 8;
+	HGW_CHECK_EQ(hgw_relay_get(buf, 22, &rseq, &type, &b, &blen), -1);
 	buf[0] = 'X';
 	HGW_CHECK_EQ(hgw_relay_get(buf, n, &rseq, &type, &b, &blen), 1);
 	HGW_CHECK_EQ(hgw_relay_get(buf, 3, &rseq, &type, &b, &blen), 1);
@@ -54,15 +76,132 @@ test_relay_udp(void)
 	t.src_port = 40000;
 	t.dst_port = 40001;
 	hgw_udp_tx_init(&t);
-	n = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, 1, 'A', body, 2);
+	n = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &tkey, 1, 'A', body, 2);
 	n = hgw_udp_tx_frame(&t, f, n);
 	HGW_CHECK_EQ(hgw_relay_udp_payload(f, n, &p, &plen), 0);
 	HGW_CHECK(p == f + HGW_UDP_TX_HDR_LEN);
-	HGW_CHECK_EQ(plen, 17);
+	HGW_CHECK_EQ(plen, 25);
 	/* cut short: the UDP length runs past the frame */
 	HGW_CHECK_EQ(hgw_relay_udp_payload(f, n - 1, &p, &plen), -1);
 	f[23] = 6;      /* TCP */
 	HGW_CHECK_EQ(hgw_relay_udp_payload(f, n, &p, &plen), -1);
+}
+
+/* The receiving end as both apps use it (hgw_relay_rx): hgw-dedup's
+ * datagrams to hedgewire, honest and forged. */
+static const uint8_t peer_mac[6] = { 2, 0, 0, 0, 0, 2 };
+static const uint8_t our_mac[6] = { 2, 0, 0, 0, 0, 1 };
+
+/* A relay datagram from (src_mac, src_ip, src_port) to us, tagged under
+ * k; the frame's length. */
+static size_t
+frame(uint8_t *f, const uint8_t *src_mac, uint32_t src_ip, uint16_t src_port,
+      uint16_t dst_port, const struct hgw_relay_key *k, uint64_t rseq,
+      uint8_t type, const uint8_t *body, size_t blen)
+{
+	struct hgw_udp_tx t;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.src_mac, src_mac, 6);
+	memcpy(t.dst_mac, our_mac, 6);
+	t.src_ip = src_ip;
+	t.dst_ip = 0x0a020001;
+	t.src_port = src_port;
+	t.dst_port = dst_port;
+	hgw_udp_tx_init(&t);
+	return hgw_udp_tx_frame(&t, f, hgw_relay_put(f + HGW_UDP_TX_HDR_LEN,
+						     k, rseq, type, body,
+						     blen));
+}
+
+#define HONEST(rs, ty, b, bl)                                               \
+	frame(f, peer_mac, 0x0a020002, 40001, 40000, &rx.key, rs, ty, b, bl)
+#define RX() hgw_relay_rx(&rx, f, n, &rseq, &type, &body, &blen)
+
+static void
+test_relay_rx(void)
+{
+	struct hgw_relay_rx rx;
+	struct hgw_relay_key other, back;
+	uint8_t f[256], u[17] = { 'A', 'B', 'C', 'D', 0, 0, 0, 0, 0, 0, 0, 9,
+				  0, 0, 0, 5, 0 };
+	const uint8_t *body;
+	uint64_t rseq;
+	uint8_t type;
+	size_t n, blen;
+
+	memset(&rx, 0, sizeof(rx));
+	hgw_relay_key_derive(&rx.key, HGW_RELAY_TO_HEDGEWIRE, "U", "P", "S");
+	hgw_relay_rx_peer(&rx, peer_mac, 0x0a020002, 40001, 0x0a020001, 40000);
+	/* the same login derives the same key; another password, the other
+	 * direction another */
+	hgw_relay_key_derive(&other, HGW_RELAY_TO_HEDGEWIRE, "U", "P", "S");
+	HGW_CHECK(other.k0 == rx.key.k0 && other.k1 == rx.key.k1);
+	hgw_relay_key_derive(&other, HGW_RELAY_TO_HEDGEWIRE, "U", "Q", "S");
+	HGW_CHECK(other.k0 != rx.key.k0 && other.k1 != rx.key.k1);
+	hgw_relay_key_derive(&back, HGW_RELAY_TO_DEDUP, "U", "P", "S");
+	HGW_CHECK(back.k0 != rx.key.k0);
+
+	/* honest: taken */
+	n = HONEST(1, 'A', u, 4);
+	HGW_CHECK_EQ(RX(), 0);
+	HGW_CHECK_EQ(rseq, 1);
+	HGW_CHECK_EQ(type, 'A');
+	HGW_CHECK_EQ(blen, 4);
+	/* not a relay datagram at all: 1, not counted */
+	f[HGW_UDP_TX_HDR_LEN] = 'X';
+	HGW_CHECK_EQ(RX(), 1);
+
+	/* from elsewhere, each address in turn, under the right key */
+	n = frame(f, our_mac, 0x0a020002, 40001, 40000, &rx.key, 2, 'u', u, 17);
+	HGW_CHECK_EQ(RX(), -1);
+	n = frame(f, peer_mac, 0x0a020003, 40001, 40000, &rx.key, 2, 'u', u, 17);
+	HGW_CHECK_EQ(RX(), -1);
+	n = frame(f, peer_mac, 0x0a020002, 40002, 40000, &rx.key, 2, 'u', u, 17);
+	HGW_CHECK_EQ(RX(), -1);
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40009, &rx.key, 2, 'u', u, 17);
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_PEER], 4);
+
+	/* from the peer's addresses, a forged 'u': another key, the other
+	 * direction's (a reflected 'K'), and an honest one altered */
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &other, 2, 'u', u, 17);
+	HGW_CHECK_EQ(RX(), -1);
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &back, 2, 'K', u, 4);
+	HGW_CHECK_EQ(RX(), -1);
+	n = HONEST(2, 'u', u, 17);
+	f[HGW_UDP_TX_HDR_LEN + 15 + 15] ^= 1;           /* the UserRefNum */
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_KEY], 3);
+	/* cut short (the UDP length agrees, the relay length does not) */
+	n = HONEST(2, 'u', u, 17);
+	f[HGW_UDP_TX_HDR_LEN + 13]++;
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_MALFORMED], 1);
+
+	/* under the key, numbered 2^64-1: not the high-water mark */
+	n = HONEST(UINT64_MAX, 'S', u, 9);
+	HGW_CHECK_EQ(RX(), -1);
+	n = HONEST(1 + HGW_RELAY_WINDOW + 1, 'S', u, 9);
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_AHEAD], 2);
+	HGW_CHECK_EQ(rx.last, 1);
+	/* nothing above was taken: the next honest one is */
+	n = HONEST(2, 'u', u, 17);
+	HGW_CHECK_EQ(RX(), 0);
+	HGW_CHECK_EQ(rseq, 2);
+	/* a repeat of it, and of the first */
+	HGW_CHECK_EQ(RX(), -1);
+	n = HONEST(1, 'A', u, 4);
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_OLD], 2);
+	/* the window's far edge is inside */
+	n = HONEST(2 + HGW_RELAY_WINDOW, 'A', u, 4);
+	HGW_CHECK_EQ(RX(), 0);
+	HGW_CHECK_EQ(rx.last, 2 + HGW_RELAY_WINDOW);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_PEER], 4);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_KEY], 3);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_MALFORMED], 1);
 }
 
 static void
@@ -167,8 +306,10 @@ test_state_floor(void)
 int
 main(void)
 {
+	HGW_TEST(test_siphash);
 	HGW_TEST(test_relay_bytes);
 	HGW_TEST(test_relay_udp);
+	HGW_TEST(test_relay_rx);
 	HGW_TEST(test_window);
 	HGW_TEST(test_open_answers);
 	HGW_TEST(test_state_floor);

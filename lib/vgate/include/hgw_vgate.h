@@ -161,9 +161,12 @@ int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
  *   0  4  magic "HGWR"
  *   4  8  relay sequence number, big-endian: from 1, +1 per datagram,
  *         per direction and per run of the sender
- *  12  2  length of what follows the length field, big-endian
+ *  12  2  length of what follows the length field (type, body, tag),
+ *         big-endian
  *  14  1  type
- *  15  .. body (length - 1 bytes)
+ *  15  .. body (length - 9 bytes)
+ *   .  8  tag: SipHash-2-4, big-endian, of every byte before it (magic
+ *         to body) under the direction's key (hgw_relay_key_derive)
  *
  * hgw-dedup -> hedgewire:
  *   'S' sequenced: venue sequence number (8, BE) then the OUCH message
@@ -174,8 +177,14 @@ int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
  *   'L' session lost: lost count so far (4, BE), loss reason (1, enum
  *       hgw_soup_loss), ended for the run (1: 0/1)
  *   'A' session up: logins so far (4, BE)
+ *   'b' leaving the link (the answer to 'B'; its last datagram)
  * hedgewire -> hgw-dedup:
  *   'K' kill switch on: kills so far (4, BE): cancel every open order
+ *   'B' hedgewire leaves the link
+ * A receiver takes a datagram only from its peer's MAC, IP and port, to
+ * its own IP and port, with the right tag, and with a sequence number
+ * above the last taken and at most HGW_RELAY_WINDOW above it; anything
+ * else is dropped and counted by reason (hgw_relay_rx), never acted on.
  * (The header's length and the longest message: hgw_vgate_internal.h.)
  */
 
@@ -198,15 +207,87 @@ enum hgw_vgate_unsent {
 
 const char *hgw_vgate_unsent_name(uint32_t why);
 
-/* Write a relay message at buf (room for 15 + blen): returns its length. */
-size_t hgw_relay_put(uint8_t *buf, uint64_t rseq, uint8_t type,
-		     const uint8_t *body, size_t blen);
+/* The key of one direction of the relay. */
+struct hgw_relay_key {
+	uint64_t k0, k1;                /* SipHash's key, little-endian halves */
+};
 
-/* Parse a UDP payload as a relay message: 0 with its fields (body points
- * into p), 1 when it is not a relay message (no magic), -1 when it has
- * the magic and is malformed (length). */
+#define HGW_RELAY_TAG           8
+/* SipHash-2-4 of p[0..n) under k. */
+uint64_t hgw_siphash24(const struct hgw_relay_key *k, const uint8_t *p,
+		       size_t n);
+
+/* The directions, each with its own key: a datagram one side sent is
+ * never taken by the same side if reflected back to it. */
+enum { HGW_RELAY_TO_HEDGEWIRE = 1, HGW_RELAY_TO_DEDUP = 2 };
+
+/* The key of direction dir from the venue login the pair is configured
+ * with (user, password, session; NULL as ""): both derive the same one,
+ * and nobody without the password can (docs/venue.md "Downstream mode",
+ * "The relay's key"). */
+void hgw_relay_key_derive(struct hgw_relay_key *k, int dir, const char *user,
+			  const char *password, const char *session);
+
+/* Write a relay message at buf (room for 15 + blen + 8), tagged under k:
+ * returns its length. */
+size_t hgw_relay_put(uint8_t *buf, const struct hgw_relay_key *k,
+		     uint64_t rseq, uint8_t type, const uint8_t *body,
+		     size_t blen);
+
+/* Parse a UDP payload as a relay message (the tag not checked: that is
+ * hgw_relay_rx's): 0 with its fields (body points into p), 1 when it is
+ * not a relay message (no magic), -1 when it has the magic and is
+ * malformed (length). */
 int hgw_relay_get(const uint8_t *p, size_t len, uint64_t *rseq,
 		  uint8_t *type, const uint8_t **body, size_t *blen);
+
+/* Why a relay datagram was dropped (checked in this order). */
+#define HGW_RELAY_DROPS(X)                                                   \
+	X(PEER, "not from the peer (source MAC, IP, port or destination)")  \
+	X(MALFORMED, "malformed (length)")                                   \
+	X(KEY, "tag wrong (not under the pair's key)")                       \
+	X(OLD, "sequence number taken already")                              \
+	X(AHEAD, "sequence number beyond the window")
+
+enum hgw_relay_drop {
+#define HGW_VGATE_X(c, s) HGW_RELAY_DROP_##c,
+	HGW_RELAY_DROPS(HGW_VGATE_X)
+#undef HGW_VGATE_X
+	HGW_RELAY_DROP_MAX
+};
+
+const char *hgw_relay_drop_name(uint32_t why);
+
+/* How far above the last taken a sequence number may be: more than a
+ * sender can skip honestly (hgw-dedup numbers a datagram its backlog of
+ * 16384 had no room for, and may skip a backlog's worth and more in a
+ * burst), far less than the 2^64 a forged number could claim. A gap is
+ * still a gap: hedgewire sets its kill switch on one. */
+#define HGW_RELAY_WINDOW        (1u << 20)
+
+/* One direction's receiving end. */
+struct hgw_relay_rx {
+	struct hgw_relay_key key;
+	int peer_set;                   /* 0: addresses not checked (yet) */
+	uint8_t peer_mac[6];
+	uint16_t peer_port, our_port;
+	uint32_t peer_ip, our_ip;
+	uint64_t last;                  /* last sequence number taken */
+	uint64_t drops[HGW_RELAY_DROP_MAX];
+};
+
+/* The peer's source MAC, IP and port, and our IP and port. */
+void hgw_relay_rx_peer(struct hgw_relay_rx *rx, const uint8_t peer_mac[6],
+		       uint32_t peer_ip, uint16_t peer_port, uint32_t our_ip,
+		       uint16_t our_port);
+
+/* A received Ethernet frame f: 0 when it is a relay datagram taken
+ * (its fields out; rx->last is its number), 1 when it is not a relay
+ * datagram (not IPv4/UDP, no magic), -1 when it was dropped (counted in
+ * rx->drops by reason). */
+int hgw_relay_rx(struct hgw_relay_rx *rx, const uint8_t *f, size_t len,
+		 uint64_t *rseq, uint8_t *type, const uint8_t **body,
+		 size_t *blen);
 
 /* The UDP payload of an Ethernet/IPv4/UDP frame (no options past IHL,
  * lengths checked, checksums not): 0, or -1. */
