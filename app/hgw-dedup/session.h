@@ -31,9 +31,9 @@ struct dsess_opts {
 	uint32_t heartbeat_ms, dead_ms, reconnect_ms;
 	uint32_t max_ops, max_ops_symbol;
 	int cancel_on_disconnect;
-	/* tests only (docs/venue.md "Downstream mode", its relay's key): at the first order,
-	 * forged relay datagrams to hedgewire over the link, and forged
-	 * commands to our own receiving end */
+	/* tests only (docs/venue.md "Downstream mode", the relay's key): at
+	 * the first order, forged relay datagrams to hedgewire over the
+	 * link, and forged commands to our own receiving end */
 	int relay_forge;
 };
 
