@@ -230,6 +230,7 @@ max_orders_per_sec_per_symbol = 0
 pace = rate
 pps = 1000
 EOF2
+	chmod 0600 "$T/conf.ini"	# it holds the venue password
 	# shellcheck disable=SC2086
 	"$HEDGEWIRE" --lcores=0@0,1@1,2@0,3@1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
 		--log-level=error \
