@@ -143,8 +143,13 @@ def differ(t, j):
     if t.get('len') != j['len']:
         return 'packet length %s / %s' % (t.get('len'), j['len'])
     jp = j['payload'].lower()
+    tp = t['payload'].lower()
+    if j['type'] == 'L' and len(tp) >= 32:
+        # the journal keeps a Login Request's password (bytes 6-15) as
+        # '*' (docs/venue.md): compare the wire's with that in its place
+        tp = tp[:12] + jp[12:32] + tp[32:] if jp[12:32] == '2a' * 10 else tp
     if t['covered']:
-        if t['covered'] != j['len'] - 1 or t['payload'].lower() != jp:
+        if t['covered'] != j['len'] - 1 or tp != jp:
             return 'payload %s / %s' % (t['payload'], jp)
     if j['type'] == 'S' and t.get('seq') != j['seq']:
         return 'sequence number %s / %s' % (t.get('seq'), j['seq'])
