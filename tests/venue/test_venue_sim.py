@@ -848,10 +848,17 @@ async def t_journal_sigterm(tmp):
            if r['dir'] == 'in']
     outs = [(r['type'], bytes.fromhex(r['hex'])) for r in j
             if r['dir'] == 'out']
-    sent = [(t.decode(), p) for t, p in c.sent]
+    # the journal keeps a Login Request's password (bytes 6-15) as '*'
+    sent = [(t.decode(), p[:6] + b'*' * 10 + p[16:] if t == b'L' else p)
+            for t, p in c.sent]
     got = [p for p in c.got if p[0] != 'EOF']
     check('journal: every client packet, in order, with its bytes',
           ins == sent, (ins, sent))
+    with open(s.jpath, 'rb') as f:
+        raw = f.read()
+    check('journal: no password in it, as text or as hex',
+          PASSWORD.encode() not in raw and
+          PASSWORD.encode().hex().encode() not in raw, PASSWORD)
     check('journal: every server packet, in order, with its bytes',
           outs == got, (outs, got))
     check('journal: heartbeats both ways',
