@@ -58,7 +58,7 @@ struct trading {
 	struct hgw_dedup *dedup;
 };
 
-enum stop_reason { STOP_END, STOP_IDLE, STOP_SIGNAL };
+enum stop_reason { STOP_END, STOP_IDLE, STOP_SIGNAL, STOP_CONTRADICTED };
 
 /* [rx] timestamp = nic: the clock map the workers read, its first
  * (clock, TSC) pair, and the time of the last refit. */

@@ -105,6 +105,9 @@ static struct {
 	 * read by the control lcore's downstream relay (acquire) */
 	_Atomic uint32_t kills_on;
 	uint64_t venue_posted, venue_failed;    /* venue answers */
+	/* venue answers that contradicted what was sent; the first */
+	uint64_t lies;
+	struct hgw_vgate_lie_rec lie;
 	int closed;
 	int membarrier;                 /* 1: registered; 0: workers fence */
 	FILE *log;
@@ -552,7 +555,17 @@ recall_wait(char *err, size_t errlen)
 static int
 kill_post(struct hgw_event *e, char *err, size_t errlen)
 {
-	int rc = e->arg == 0 ? recall_wait(err, errlen) : 0;
+	int rc;
+
+	if (e->arg == 0 && ctl.lies != 0) {
+		/* what the venue holds is not what the replicas count */
+		snprintf(err, errlen, "kept on: venue answer %" PRIu64
+			 " contradicted what was sent; the position is "
+			 "uncertain until it is reconciled with the venue",
+			 ctl.lie.seq);
+		return -1;
+	}
+	rc = e->arg == 0 ? recall_wait(err, errlen) : 0;
 
 	if (e->arg == 1)
 		ctl.kill_gen++;
@@ -1325,6 +1338,53 @@ hgw_ctl_session_lost(void)
 		RTE_LOG(ERR, HGW_CTL, "venue session lost: trading stops "
 			"until /hgw/risk/kill,0\n");
 	pthread_mutex_unlock(&ctl.lock);
+}
+
+void
+hgw_ctl_lie_describe(const struct hgw_vgate_lie_rec *l, char *buf,
+		     size_t len)
+{
+	snprintf(buf, len, "%s '%c' (venue seq %" PRIu64 ", UserRefNum %"
+		 PRIu32 ") %s: hedgewire holds %" PRIu64 " shares open, the "
+		 "venue's answer says %" PRIu64, hgw_ouch_answer_name(l->type),
+		 l->type, l->seq, l->user_ref, hgw_vgate_lie_name(l->lie),
+		 l->ours, l->theirs);
+}
+
+void
+hgw_ctl_contradicted(const struct hgw_vgate_lie_rec *l)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
+	char err[128], what[256];
+	int rc = 0;
+
+	hgw_ctl_lie_describe(l, what, sizeof(what));
+	pthread_mutex_lock(&ctl.lock);
+	if (ctl.lies++ == 0)
+		ctl.lie = *l;
+	ctl.kill_gen++;	/* a kill,0 waiting for a recall gives up */
+	if (!ctl.kill)
+		rc = kill_post(&e, err, sizeof(err));
+	pthread_mutex_unlock(&ctl.lock);
+	RTE_LOG(ERR, HGW_CTL, "venue contradicted: %s: kill switch %s, open "
+		"orders cancelled, stopping\n", what,
+		rc == 0 ? "on" : "NOT set");
+	if (rc != 0)
+		RTE_LOG(ERR, HGW_CTL, "the kill switch could not be set: %s\n",
+			err);
+}
+
+uint64_t
+hgw_ctl_contradictions(struct hgw_vgate_lie_rec *first)
+{
+	uint64_t n;
+
+	pthread_mutex_lock(&ctl.lock);
+	n = ctl.lies;
+	if (n != 0 && first != NULL)
+		*first = ctl.lie;
+	pthread_mutex_unlock(&ctl.lock);
+	return n;
 }
 
 void

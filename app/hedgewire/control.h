@@ -10,6 +10,7 @@
 
 #include "config.h"
 #include "hgw_order.h"
+#include "hgw_vgate.h"
 #include "worker.h"
 
 /* Set up for workers *w[0..n-1] (already initialised, not launched):
@@ -64,6 +65,21 @@ void hgw_ctl_session_lost(void);
 /* Control lcore only. Trading stops (a kill event, as the kill switch)
  * for the reason why (logged), until an operator re-enables it. */
 void hgw_ctl_kill(const char *why);
+
+/* Control lcore only. A venue answer contradicted what was sent (l, found
+ * by the session's owner: the TX lcore, or hgw-dedup): the kill switch
+ * goes on and stays on (kill,0 is refused: the position is uncertain),
+ * the answer is named in the log, and the run stops
+ * (hgw_ctl_contradictions). */
+void hgw_ctl_contradicted(const struct hgw_vgate_lie_rec *l);
+
+/* How many venue answers contradicted what was sent; the first in *first
+ * (when not NULL and any did). */
+uint64_t hgw_ctl_contradictions(struct hgw_vgate_lie_rec *first);
+
+/* One line naming a contradiction (no newline). */
+void hgw_ctl_lie_describe(const struct hgw_vgate_lie_rec *l, char *buf,
+			  size_t len);
 
 /* Control lcore only (SIGHUP): the events log, if any, is closed and a
  * new one opened at [run] events_log, or the next free name after it

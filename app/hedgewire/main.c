@@ -243,6 +243,10 @@ control_loop(struct hgw_app *a)
 		journal_tick(c, &a->trading);
 		if (signalled)
 			return STOP_SIGNAL;
+		if (hgw_ctl_contradictions(NULL) != 0)
+			/* the kill switch is on and the open orders are
+			 * being cancelled: the run stops, as on a signal */
+			return STOP_CONTRADICTED;
 		for (uint32_t i = 0; i < c->workers; i++) {
 			frames += atomic_load_explicit(&w[i]->shared.frames,
 						       memory_order_relaxed);

@@ -39,6 +39,8 @@ static struct {
 	uint64_t unsent_late;	/* came after the replicas stopped */
 	uint64_t lost, logins, gaps, bad, venue_gaps, tx_retries, dups;
 	uint64_t lost_kills, kills_out;
+	uint64_t contradictions;         /* 'C' from hgw-dedup */
+	uint64_t earlier_open;           /* 'O' from hgw-dedup */
 } r;
 
 int
@@ -175,6 +177,34 @@ take_unsent(const uint8_t *b, size_t blen, int close)
 		r.unsent_failed++;
 }
 
+/* hgw-dedup found that the answer it relayed last contradicts what was
+ * sent (docs/venue.md "Answers that contradict what was sent"): it has
+ * stopped sending and cancels what is open; here, the kill switch and
+ * the end of the run. */
+static void
+take_contradiction(const uint8_t *b, size_t blen, int close)
+{
+	struct hgw_vgate_lie_rec l;
+
+	if (blen != 30) {
+		r.bad++;
+		if (!close)
+			lost("a bad contradiction message");
+		return;
+	}
+	memset(&l, 0, sizeof(l));
+	l.seq = hgw_vgate_get_be(b, 8);
+	l.user_ref = (uint32_t)hgw_vgate_get_be(b + 8, 4);
+	l.ours = hgw_vgate_get_be(b + 12, 8);
+	l.theirs = hgw_vgate_get_be(b + 20, 8);
+	l.lie = b[28];
+	l.type = b[29];
+	if (l.lie == HGW_VGATE_LIE_NONE || l.lie >= HGW_VGATE_LIE_MAX)
+		l.lie = HGW_VGATE_LIE_MAX;      /* named "?" */
+	r.contradictions++;
+	hgw_ctl_contradicted(&l);
+}
+
 static void
 take(const uint8_t *f, uint32_t len, int close)
 {
@@ -212,6 +242,20 @@ take(const uint8_t *f, uint32_t len, int close)
 		r.lost++;
 		if (!close)
 			lost("hgw-dedup lost the venue session");
+		break;
+	case 'C':
+		take_contradiction(body, blen, close);
+		break;
+	case 'O':
+		/* hgw-dedup's state file: orders of an earlier run today,
+		 * up to that UserRefNum, may still be open at the venue */
+		r.earlier_open++;
+		if (blen != 8)
+			r.bad++;
+		if (!close)
+			hgw_ctl_kill("hgw-dedup: orders of an earlier run today "
+				     "may still be open at the venue: check "
+				     "them there, then clear the kill switch");
 		break;
 	case 'A':
 		r.logins++;
@@ -358,13 +402,14 @@ hgw_relay_report(FILE *out)
 		PRIu64 "; gaps %" PRIu64 ", bad %" PRIu64 ", venue gaps %"
 		PRIu64 ", repeats dropped %" PRIu64 "; kills sent %" PRIu64
 		" (retries %" PRIu64 "), session-lost kills %" PRIu64
+		"; contradictions %" PRIu64 ", earlier orders open %" PRIu64
 		"; hgw-dedup left the link: %s\n",
 		r.frames - r.other, r.other, r.seqd, r.venue_seq, r.unsent,
 		r.unsent_unknown, r.unsent_failed, r.unsent_late, r.lost,
 		r.logins, r.gaps,
 		r.bad, r.venue_gaps, r.dups,
 		r.kills_out, r.tx_retries, r.lost_kills,
-		r.dedup_left ? "yes" : "no");
+		r.contradictions, r.earlier_open, r.dedup_left ? "yes" : "no");
 	hgw_venue_ctl_report(out, 1);
 	return r.unsent_failed + r.unsent_unknown;
 }

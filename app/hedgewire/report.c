@@ -27,11 +27,13 @@
 				 * journal could not be written */
 #define EXIT_HALTED     8	/* a replica missed input and stopped trading */
 #define EXIT_CAPTURE    16	/* a replayed capture could not be read to its end */
+#define EXIT_CONTRADICTED 32	/* a venue answer contradicted what was sent */
 
 static const char *const stop_names[] = {
 	[STOP_END] = "end of session",
 	[STOP_IDLE] = "idle feed",
 	[STOP_SIGNAL] = "signal",
+	[STOP_CONTRADICTED] = "a venue answer contradicted what was sent",
 };
 
 /* PREFIX.csv and PREFIX.json of a histogram of TSC cycles, in ns. */
@@ -565,6 +567,22 @@ report_losses(const struct hgw_app *a)
 	return status;
 }
 
+/* Venue answers that contradicted what was sent (each a kill). */
+static int
+report_contradictions(void)
+{
+	struct hgw_vgate_lie_rec l;
+	uint64_t n = hgw_ctl_contradictions(&l);
+	char what[256];
+
+	if (n == 0)
+		return 0;
+	hgw_ctl_lie_describe(&l, what, sizeof(what));
+	printf("venue: contradicted by %" PRIu64 " answers; the first: %s\n",
+	       n, what);
+	return EXIT_CONTRADICTED;
+}
+
 /* The summary at exit, after the workers have been joined. */
 int
 app_report(struct hgw_app *a)
@@ -595,6 +613,7 @@ app_report(struct hgw_app *a)
 	status |= report_agreement(a);
 	status |= report_halts(a);
 	status |= report_losses(a);
+	status |= report_contradictions();
 	if (t->journal != NULL)
 		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
 		       " failed, %" PRIu64 " write errors\n",
@@ -621,11 +640,12 @@ app_exit_status(int status)
 {
 	if (status == 0)
 		return 0;
-	fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s\n", 8 + status,
+	fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s%s\n", 8 + status,
 		status & EXIT_DIVERGED ? " replicas diverged or disagree;" : "",
 		status & EXIT_ORDERS ? " orders refused by the port;" : "",
 		status & EXIT_JOURNAL ? " orders missing from the journal, or it could not be written;" : "",
 		status & EXIT_HALTED ? " a replica missed input and halted;" : "",
-		status & EXIT_CAPTURE ? " a capture has a read error;" : "");
+		status & EXIT_CAPTURE ? " a capture has a read error;" : "",
+		status & EXIT_CONTRADICTED ? " a venue answer contradicted what was sent;" : "");
 	return 8 + status;
 }

@@ -192,6 +192,7 @@ hgw_venue_init(const struct hgw_config *c)
 	sc.out_bytes = 1 << 16;
 	sc.busy_poll_us = 50;
 	v->state = state_map(c->venue_state_file, &v->floor);
+	v->floor0 = v->floor;
 	/* the next message not seen today: 1 on a new day; after a restart,
 	 * the one after the last the previous run received (its replicas'
 	 * state went with it: a restart starts flat, and does not flood the
@@ -260,6 +261,18 @@ hgw_venue_init(const struct hgw_config *c)
 void
 hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
 {
+	if (v->floor0 != 0 && !v->cancel_on_disconnect) {
+		/* this run starts flat, and the venue keeps what earlier
+		 * runs left open: its fills would be a position no replica
+		 * counts */
+		printf("venue: orders of an earlier run today (UserRefNum up "
+		       "to %" PRIu64 ") may still be open at the venue "
+		       "(cancel_on_disconnect = no); trading starts with the "
+		       "kill switch on\n", v->floor0);
+		hgw_ctl_kill("orders of an earlier run today may still be "
+			     "open at the venue: check them there, then "
+			     "clear the kill switch");
+	}
 	for (uint32_t i = 0; i < ms; i++) {
 		/* relaxed: a start-up hint; the TX lcore checks the session
 		 * itself for every order */
@@ -361,6 +374,10 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	enum hgw_venue_unsent why;
 	uint64_t now = rte_rdtsc(), sk, t_send;
 
+	if (unlikely(v->lies != 0)) {
+		why = HGW_VENUE_UNSENT_CONTRADICTED;
+		goto unsent;
+	}
 	if (!hgw_soup_up(&v->soup)) {
 		why = HGW_VENUE_UNSENT_DOWN;
 		goto unsent;
@@ -402,7 +419,7 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	atomic_store_explicit(&v->state->last_user_ref, ref,
 			      memory_order_relaxed);
 	v->open[v->open_n++] = (struct hgw_venue_open){ ref, qty, h->key,
-							h->seq, 0, 0 };
+							h->seq, 0, qty };
 	v->sent++;
 	s->tx.orders++;
 	t_send = rte_rdtsc();
@@ -481,9 +498,16 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	atomic_store_explicit(&v->state->last_seq, seq, memory_order_relaxed);
 	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
 		m.ok = 1;
-		hgw_vgate_open_answer(v->open, v->open_n, &m.a,
-				      &v->venue_cancelled,
-				      &v->venue_cancelled_qty);
+		if (hgw_vgate_open_answer(v->open, v->open_n, v->floor0, &m.a,
+					  &v->venue_cancelled,
+					  &v->venue_cancelled_qty,
+					  &m.lie) != HGW_VGATE_LIE_NONE &&
+		    v->lies++ == 0)
+			/* the position is uncertain: no order goes from now
+			 * on (hgw_venue_order), and every open one is
+			 * cancelled now; the control lcore sets the kill
+			 * switch when it takes this message */
+			hgw_venue_kill(v, t);
 	} else {
 		v->answers_bad++;
 		m.a.seq = seq;
@@ -551,6 +575,10 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	uint64_t end = rte_rdtsc() + 2 * v->hz;
 
+	/* the cancels a kill still owes go before the logout */
+	while (v->cancel_pending && hgw_soup_up(&v->soup) &&
+	       rte_rdtsc() < end)
+		hgw_venue_poll(v, t);
 	/* Logout Request, then what the venue still sends (its answers to
 	 * our last orders) until it closes: 2 s at most */
 	hgw_soup_logout(&v->soup, venue_ns(v, rte_rdtsc()));
@@ -598,6 +626,10 @@ hgw_venue_ctl_take(const struct hgw_venue_msg *m)
 		ctl_posted++;
 	else
 		ctl_not_posted++;
+	if (m->lie.lie != HGW_VGATE_LIE_NONE)
+		/* after the answer itself: every replica takes it, then
+		 * the kill */
+		hgw_ctl_contradicted(&m->lie);
 }
 
 void

@@ -49,6 +49,9 @@ struct hgw_venue_msg {
 	uint16_t len;                   /* whole message length */
 	uint8_t ok;                     /* 1: decoded; 0: why in raw */
 	uint8_t pad[5];
+	/* what it contradicts of what was sent (lie HGW_VGATE_LIE_NONE:
+	 * nothing), as the session's owner found it */
+	struct hgw_vgate_lie_rec lie;
 	uint8_t raw[HGW_VENUE_RAW];     /* its first bytes */
 };
 _Static_assert(sizeof(struct hgw_venue_msg) % 8 == 0, "ring element size");
@@ -81,6 +84,7 @@ struct hgw_venue {
 	int cancel_on_disconnect;
 	struct hgw_venue_state *state;  /* mapped state_file */
 	uint64_t floor;                 /* UserRefNums <= this are refused */
+	uint64_t floor0;                /* the floor at start: earlier runs' */
 	/* wall-clock caps (0: off): the send TSC of the last cap orders */
 	uint32_t cap_total, cap_symbol;
 	uint32_t total_head, total_n;
@@ -103,6 +107,9 @@ struct hgw_venue {
 	uint64_t venue_cancelled;       /* Canceled 'U' answers after a kill */
 	uint64_t venue_cancelled_qty;
 	uint64_t msgs, answers_bad, answers_lost;
+	/* answers that contradicted what was sent: from the first on,
+	 * every order is refused (HGW_VENUE_UNSENT_CONTRADICTED) */
+	uint64_t lies;
 	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */
 	struct hgw_hist send_lat;
 	/* overflow of the recalled ring: handed back as room appears */

@@ -489,10 +489,10 @@ main(int argc, char **argv)
 	if (st.sess != NULL)
 		dsess_stop(st.sess);
 	report(&st);
-	if (st.sess != NULL && dsess_report(st.sess, stdout) != 0)
-		rc = 1;
-	else
-		rc = 0;
+	/* exit status: 1 relay datagrams or commands lost, 4 a venue answer
+	 * contradicted what was sent (2 is a usage error) */
+	rc = st.sess != NULL ? dsess_report(st.sess, stdout) : 0;
+	rc = (rc & 1) | (rc & 2 ? 4 : 0);
 	fflush(stdout);
 	if (left)
 		wait_gone(o.in);
@@ -504,8 +504,11 @@ main(int argc, char **argv)
 		rte_eth_dev_close(o.out);
 	}
 	rte_eal_cleanup();
-	if (rc != 0)
+	if (rc & 1)
 		fprintf(stderr, PROG ": venue: relay datagrams or hedgewire's "
 			"commands were lost (see the counters)\n");
+	if (rc & 4)
+		fprintf(stderr, PROG ": venue: an answer contradicted what was "
+			"sent (see 'venue: contradicted')\n");
 	return rc;
 }

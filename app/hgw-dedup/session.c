@@ -39,6 +39,7 @@ struct dsess {
 	struct hgw_soup soup;
 	struct hgw_venue_state *state;
 	uint64_t floor;
+	uint64_t floor0;        /* the floor at start: earlier runs' orders */
 	uint64_t hz, tsc0, next_poll, poll_tsc;
 	double ns_per_tsc;
 	int cancel_on_disconnect;
@@ -68,6 +69,10 @@ struct dsess {
 	uint64_t sent, unsent[HGW_VGATE_UNSENT_MAX];
 	uint64_t relayed_seq, relayed_unsent, relayed_lost, relay_lost;
 	uint64_t kills, cancels_sent, venue_cancelled, venue_cancelled_qty;
+	/* venue answers that contradicted what was sent, and the first:
+	 * from it on every order is refused */
+	uint64_t lies;
+	struct hgw_vgate_lie_rec lie;
 	uint64_t commands_bad, commands_gap;
 	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
 	 * port is polled no more (session.h, dsess_leave) */
@@ -272,6 +277,7 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 				       sizeof(err));
 	if (s->state == NULL)
 		die("--state-file: %s", err);
+	s->floor0 = s->floor;
 	/* a restart asks for the message after the last one relayed */
 	if (hgw_soup_init(&s->soup, &sc,
 			  atomic_load_explicit(&s->state->done_seq,
@@ -442,6 +448,10 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	learn_udp(s, frame);
 	if (unlikely(s->forge))
 		forge(s, o);
+	if (unlikely(s->lies != 0)) {
+		why = HGW_VGATE_UNSENT_CONTRADICTED;
+		goto unsent;
+	}
 	if (!hgw_soup_up(&s->soup)) {
 		why = HGW_VGATE_UNSENT_DOWN;
 		goto unsent;
@@ -484,7 +494,7 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	atomic_store_explicit(&s->state->last_user_ref, ref,
 			      memory_order_relaxed);
 	s->open[s->open_n++] = (struct hgw_venue_open){ ref, o->quantity, 0, 0,
-							0, 0 };
+							0, o->quantity };
 	s->sent++;
 	s->soup.drop_fn = on_dropped;
 	s->soup.drop_arg = s;
@@ -519,6 +529,18 @@ cancel_run(struct dsess *s)
 		s->cancel_pending = 0;
 }
 
+/* A kill: cancel every open order (now, or after the next login). */
+static void
+kill_sweep(struct dsess *s)
+{
+	s->kills++;
+	hgw_vgate_open_compact(s->open, &s->open_n);
+	s->cancel_next = 0;
+	s->cancel_pending = 1;
+	if (hgw_soup_up(&s->soup))
+		cancel_run(s);
+}
+
 int
 dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 {
@@ -547,12 +569,7 @@ dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 		return 1;
 	}
 	/* hedgewire's kill switch went on: cancel every open order */
-	s->kills++;
-	hgw_vgate_open_compact(s->open, &s->open_n);
-	s->cancel_next = 0;
-	s->cancel_pending = 1;
-	if (hgw_soup_up(&s->soup))
-		cancel_run(s);
+	kill_sweep(s);
 	return 1;
 }
 
@@ -563,14 +580,34 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 {
 	struct dsess *s = arg;
 	struct hgw_ouch_answer a;
+	struct hgw_vgate_lie_rec l;
 	const char *why;
 	uint8_t b[8 + 1024];
+	int lie = 0;
 
 	atomic_store_explicit(&s->state->last_seq, seq, memory_order_relaxed);
-	if (hgw_ouch_answer_decode(msg, len, seq, &a, &why) == 0)
-		hgw_vgate_open_answer(s->open, s->open_n, &a,
-				      &s->venue_cancelled,
-				      &s->venue_cancelled_qty);
+	if (hgw_ouch_answer_decode(msg, len, seq, &a, &why) == 0 &&
+	    hgw_vgate_open_answer(s->open, s->open_n, s->floor0, &a,
+				  &s->venue_cancelled,
+				  &s->venue_cancelled_qty, &l) !=
+	    HGW_VGATE_LIE_NONE) {
+		lie = 1;
+		if (s->lies++ == 0) {
+			/* the position is uncertain: no order goes from
+			 * now on (dsess_order), every open one is
+			 * cancelled, and hedgewire is told ('C') */
+			s->lie = l;
+			fprintf(stderr, PROG ": venue contradicted: %s "
+				"'%c' (venue seq %" PRIu64 ", UserRefNum %"
+				PRIu32 ") %s: %" PRIu64 " shares open, the "
+				"venue's answer says %" PRIu64 ": cancelling "
+				"every open order, no order goes from now on\n",
+				hgw_ouch_answer_name(l.type), l.type, l.seq,
+				l.user_ref, hgw_vgate_lie_name(l.lie), l.ours,
+				l.theirs);
+			kill_sweep(s);
+		}
+	}
 	/* hedgewire decodes it itself (a message it cannot decode is a
 	 * kill there); cut to what the relay carries */
 	if (len > 1024)
@@ -584,6 +621,19 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	memcpy(b + 8, msg, len);
 	relay(s, 'S', b, 8 + len);
 	s->relayed_seq++;
+	if (lie) {
+		/* after the answer: seq 8, UserRefNum 4, ours 8, theirs 8,
+		 * the contradiction 1, the answer's type 1 */
+		uint8_t c[30];
+
+		hgw_vgate_be(c, l.seq, 8);
+		hgw_vgate_be(c + 8, l.user_ref, 4);
+		hgw_vgate_be(c + 12, l.ours, 8);
+		hgw_vgate_be(c + 20, l.theirs, 8);
+		c[28] = (uint8_t)l.lie;
+		c[29] = l.type;
+		relay(s, 'C', c, sizeof(c));
+	}
 	/* relayed (in the backlog at least): a restart asks for the next */
 	atomic_store_explicit(&s->state->done_seq, seq, memory_order_relaxed);
 }
@@ -621,6 +671,17 @@ dsess_poll(struct dsess *s)
 		s->logins_seen = s->soup.st.logins;
 		hgw_vgate_be(b, s->logins_seen, 4);
 		relay(s, 'A', b, sizeof(b));
+		if (s->logins_seen == 1 && s->floor0 != 0 &&
+		    !s->cancel_on_disconnect) {
+			uint8_t f[8];
+
+			/* orders of an earlier run today may still be open
+			 * at the venue, and the replicas start flat:
+			 * hedgewire sets its kill switch until an operator
+			 * has checked them */
+			hgw_vgate_be(f, s->floor0, 8);
+			relay(s, 'O', f, sizeof(f));
+		}
 	}
 	if (s->cancel_pending && hgw_soup_up(&s->soup)) {
 		if (s->cancel_on_disconnect && s->soup.st.lost_up != 0 &&
@@ -724,6 +785,15 @@ dsess_report(struct dsess *s, FILE *out)
 				hgw_relay_drop_name(i), s->rx.drops[i]);
 		fprintf(out, ")\n");
 	}
+	if (s->lies != 0)
+		fprintf(out, "venue: contradicted by %" PRIu64 " answers; the "
+			"first: %s '%c' (venue seq %" PRIu64 ", UserRefNum %"
+			PRIu32 ") %s: %" PRIu64 " shares open, the venue's "
+			"answer says %" PRIu64 "\n", s->lies,
+			hgw_ouch_answer_name(s->lie.type), s->lie.type,
+			s->lie.seq, s->lie.user_ref,
+			hgw_vgate_lie_name(s->lie.lie), s->lie.ours,
+			s->lie.theirs);
 	bad = s->relay_lost != 0 || s->back_n != 0 || s->commands_bad != 0;
-	return bad;
+	return bad | (s->lies != 0) << 1;
 }

@@ -551,6 +551,26 @@ answer_len(uint8_t t, int *appendage)
 	}
 }
 
+const char *
+hgw_ouch_answer_name(uint8_t type)
+{
+	switch (type) {
+	case HGW_OUCH_SYSTEM_EVENT: return "System Event";
+	case HGW_OUCH_ACCEPTED: return "Accepted";
+	case HGW_OUCH_REPLACED: return "Replaced";
+	case HGW_OUCH_CANCELED: return "Canceled";
+	case HGW_OUCH_AIQ_CANCELED: return "AIQ Canceled";
+	case HGW_OUCH_EXECUTED: return "Executed";
+	case HGW_OUCH_BROKEN: return "Broken Trade";
+	case HGW_OUCH_REJECTED: return "Rejected";
+	case HGW_OUCH_CANCEL_PENDING: return "Cancel Pending";
+	case HGW_OUCH_CANCEL_REJECT: return "Cancel Reject";
+	case HGW_OUCH_MODIFIED: return "Order Modified";
+	case HGW_OUCH_RESTATED: return "Order Restated";
+	default: return "unknown";
+	}
+}
+
 int
 hgw_ouch_answer_decode(const uint8_t *msg, size_t len, uint64_t seq,
 		       struct hgw_ouch_answer *a, const char **why)

@@ -485,6 +485,16 @@ answer_take(struct hgw_risk *r, uint32_t user_ref, uint32_t qty, int filled)
 
 	if (i < 0)
 		return (int)i;
+	if (filled && qty > r->open[i].remaining) {
+		/* more executed than was open (a kill at the session's
+		 * owner): the position takes all the venue says filled, the
+		 * conservative side */
+		const struct open_order *o = &r->open[i];
+		int64_t extra = (int64_t)(qty - o->remaining);
+
+		r->inst[o->locate].position += o->side == 'B' ? extra : -extra;
+		r->stats.filled_shares += (uint64_t)extra;
+	}
 	qty = min_u32(qty, r->open[i].remaining);
 	if (filled)
 		r->stats.filled_shares += qty;

@@ -110,24 +110,80 @@ hgw_vgate_state_unmap(struct hgw_venue_state *st)
 		munmap(st, 4096);
 }
 
-void
+static const char *const lie_names[] = {
+#define HGW_VGATE_X(c, s) s,
+	HGW_VGATE_LIES(HGW_VGATE_X)
+#undef HGW_VGATE_X
+};
+
+const char *
+hgw_vgate_lie_name(uint32_t lie)
+{
+	return lie < HGW_VGATE_LIE_MAX ? lie_names[lie] : "?";
+}
+
+static uint32_t
+lie(struct hgw_vgate_lie_rec *rec, const struct hgw_ouch_answer *a,
+    uint32_t what, uint64_t ours, uint64_t theirs)
+{
+	*rec = (struct hgw_vgate_lie_rec){ .seq = a->seq, .ours = ours,
+		.theirs = theirs, .lie = what, .user_ref = a->user_ref,
+		.type = a->type };
+	return what;
+}
+
+uint32_t
 hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
-		      const struct hgw_ouch_answer *a, uint64_t *cancelled,
-		      uint64_t *cancelled_qty)
+		      uint64_t before, const struct hgw_ouch_answer *a,
+		      uint64_t *cancelled, uint64_t *cancelled_qty,
+		      struct hgw_vgate_lie_rec *rec)
 {
 	struct hgw_venue_open *o;
 
 	if (a->type == HGW_OUCH_SYSTEM_EVENT)
-		return;
+		return HGW_VGATE_LIE_NONE;
+	if (a->type == HGW_OUCH_REPLACED) {
+		/* the venue replaced an order of ours: we never ask it to,
+		 * and the order it names now is one the replicas hold
+		 * nowhere (and may be a UserRefNum still to come) */
+		o = hgw_vgate_open_find(open, n, a->orig_user_ref);
+		return lie(rec, a, HGW_VGATE_LIE_REPLACED,
+			   o != NULL ? o->qty : 0, a->qty);
+	}
+	if (a->user_ref <= before)
+		return HGW_VGATE_LIE_NONE;      /* an earlier run's order */
 	o = hgw_vgate_open_find(open, n, a->user_ref);
-	if (o == NULL)
-		return;
+	if (o != NULL && o->qty == 0)
+		o = NULL;       /* done: closed by the venue, or never had */
 	switch (a->type) {
 	case HGW_OUCH_ACCEPTED:
 	case HGW_OUCH_MODIFIED:
-		o->qty = a->qty;
+		if (o == NULL)
+			return lie(rec, a, HGW_VGATE_LIE_NOT_OPEN, 0, a->qty);
+		if (a->qty > o->entered) {
+			o->qty = a->qty;
+			return lie(rec, a, HGW_VGATE_LIE_OVER_ENTERED,
+				   o->entered, a->qty);
+		}
+		/* accepted dead: canceled at once, no Canceled follows */
+		o->qty = a->type == HGW_OUCH_ACCEPTED &&
+			 a->reason == 'D' ? 0 : a->qty;
+		break;
+	case HGW_OUCH_EXECUTED:
+		if (o == NULL)
+			return lie(rec, a, HGW_VGATE_LIE_NOT_OPEN, 0, a->qty);
+		if (a->qty > o->qty) {
+			uint64_t ours = o->qty;
+
+			o->qty = 0;
+			return lie(rec, a, HGW_VGATE_LIE_OVERFILL, ours,
+				   a->qty);
+		}
+		o->qty -= a->qty;
 		break;
 	case HGW_OUCH_CANCELED:
+		if (o == NULL)
+			break;  /* moves no shares of ours */
 		/* the answer to our Cancel Order, by its reason: a Canceled
 		 * of another reason (an IOC's remainder, say) may still be on
 		 * its way when the kill's Cancel Order goes out, which the
@@ -138,15 +194,17 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 		}
 		/* fall through */
 	case HGW_OUCH_AIQ_CANCELED:
-	case HGW_OUCH_EXECUTED:
-		o->qty = o->qty > a->qty ? o->qty - a->qty : 0;
+		if (o != NULL)
+			o->qty = o->qty > a->qty ? o->qty - a->qty : 0;
 		break;
 	case HGW_OUCH_REJECTED:
-		o->qty = 0;
+		if (o != NULL)
+			o->qty = 0;
 		break;
 	default:
 		break;
 	}
+	return HGW_VGATE_LIE_NONE;
 }
 
 int

@@ -253,16 +253,27 @@ replay)
 	check_ref
 	check_events --unkills "$(driver_events /hgw/risk/kill,0)"
 	;;
-restart)
+restart | restart-open)
 	# SIGKILL in the middle, then a restart on the same state file: no
-	# UserRefNum twice, none going back, no ClOrdID twice at the venue
-	sim_start --fill-pct 30
+	# UserRefNum twice, none going back, no ClOrdID twice at the venue.
+	# restart: the venue cancels what is open when the connection drops;
+	# restart-open: it does not, so the first run's orders may still
+	# fill, which the restart (starting flat) would not count: it must
+	# not trade until an operator clears the kill switch
+	if [ "$SCENARIO" = restart ]; then
+		cod=yes
+		sim_start --fill-pct 30 --cancel-on-disconnect
+	else
+		cod=no
+		sim_start --fill-pct 30
+	fi
 	# shellcheck disable=SC2086
 	(exec "$HEDGEWIRE" "--lcores=0@0,1@1,2@0,3@1" --no-pci $EAL_MEM \
 		--file-prefix "$PREFIX" --log-level=error \
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
 		-- -c "$T/conf.ini" --set venue.port="$PORT" \
 		--set run.events_log="$T/events1.log" \
+		--set venue.cancel_on_disconnect=$cod \
 		--set replay.pace=rate --set replay.pps=3000 >"$T/out1" 2>&1) &
 	hwpid=$!
 	# killed once orders flow (a loaded host starts slowly), mid-replay
@@ -277,10 +288,22 @@ restart)
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
 	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
 	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
-	hw --set replay.pace=rate --set replay.pps=3000
+	hw --set replay.pace=rate --set replay.pps=3000 \
+		--set venue.cancel_on_disconnect=$cod
 	[ "$RC" = 0 ] || fail "restart: exit $RC: $(cat "$T/err")"
 	floor=$(sed -n 's/.*UserRefNum floor \([0-9]*\),.*/\1/p' "$T/out")
 	[ "$floor" -gt 0 ] || fail "the restart did not read the floor"
+	if [ "$SCENARIO" = restart-open ]; then
+		grep -q "^venue: orders of an earlier run today (UserRefNum up to $floor) may still be open" "$T/out" ||
+			fail "the restart did not say the earlier orders may be open: $(grep '^venue' "$T/out")"
+		# not one Enter Order on the restart's connection
+		$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+		all=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
+		expect_eq "orders the venue received from the restart" $((all - first)) 0
+		expect_eq "orders the restart sent" "$(vv "orders sent")" 0
+		echo "  first run sent $first before SIGKILL; the restart from floor $floor traded nothing: $(grep -o 'orders of an earlier run.*' "$T/out" | head -1)"
+		exit 0
+	fi
 	grep -q "unsent (UserRefNum not above the last one sent today) [1-9]" "$T/out" ||
 		fail "the restart resent nothing and refused nothing: $(grep '^venue' "$T/out")"
 	check_orders

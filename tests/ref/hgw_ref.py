@@ -902,8 +902,14 @@ def run(feed_path, conf, table, trace=None, events=None):
             vst['unknown_orders'] += 1
             return
         if t == 'E':
-            n = min(qty, o[2])
-            vst['filled_shares'] += n
+            # more than is open: all of it joins the position, the
+            # conservative side (docs/venue.md "What the replicas do
+            # with the answers")
+            extra = max(qty - o[2], 0)
+            position[o[0]] = position.get(o[0], 0) + \
+                (extra if o[1] == 'B' else -extra)
+            n = qty - extra
+            vst['filled_shares'] += qty
             take(urn, n, True)
         elif t in 'CD':
             n = min(qty, o[2])

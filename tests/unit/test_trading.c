@@ -1024,10 +1024,12 @@ test_risk_venue(void)
 	HGW_CHECK_EQ(hgw_risk_restate(r, 16, 300), 0);
 	HGW_CHECK_EQ(hgw_risk_replace(r, 16, 20, 200), 0);
 	HGW_CHECK_EQ(hgw_risk_fill(r, 16, 1), -ENOENT);
-	HGW_CHECK_EQ(hgw_risk_fill(r, 20, 500), 0);     /* at most what is open */
-	HGW_CHECK_EQ(hgw_risk_position(r, 1), 200);
+	/* more executed than open (200): all 500 count, the conservative
+	 * side (the session's owner has set the kill switch) */
+	HGW_CHECK_EQ(hgw_risk_fill(r, 20, 500), 0);
+	HGW_CHECK_EQ(hgw_risk_position(r, 1), 400 - 500);
 	HGW_CHECK_EQ(hgw_risk_open_orders(r), 0);
-	HGW_CHECK_EQ(hgw_risk_stats(r)->filled_shares, 600);
+	HGW_CHECK_EQ(hgw_risk_stats(r)->filled_shares, 400 + 500);
 	/* limits: max_open_orders changes at run time, up to the capacity */
 	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_OPEN_ORDERS, 8), 0);
 	HGW_CHECK_EQ(hgw_risk_set_limit(r, HGW_RISK_LIMIT_MAX_OPEN_ORDERS, 9),

@@ -228,9 +228,11 @@ static void
 test_open_answers(void)
 {
 	struct hgw_venue_open open[3] = {
-		{ .user_ref = 5, .qty = 100 }, { .user_ref = 9, .qty = 100 },
-		{ .user_ref = 12, .qty = 100, .cancel_sent = 1 },
+		{ .user_ref = 5, .qty = 100, .entered = 100 },
+		{ .user_ref = 9, .qty = 100, .entered = 100 },
+		{ .user_ref = 12, .qty = 100, .cancel_sent = 1, .entered = 100 },
 	};
+	struct hgw_vgate_lie_rec l;
 	struct hgw_ouch_answer a;
 	uint64_t c = 0, cq = 0;
 	uint32_t n = 3;
@@ -239,11 +241,13 @@ test_open_answers(void)
 	a.type = HGW_OUCH_ACCEPTED;
 	a.user_ref = 9;
 	a.qty = 80;
-	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
 	HGW_CHECK_EQ(open[1].qty, 80);
 	a.type = HGW_OUCH_EXECUTED;
 	a.qty = 30;
-	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
 	HGW_CHECK_EQ(open[1].qty, 50);
 	/* an IOC's remainder cancelled by the venue while the kill's
 	 * Cancel Order was on its way: not the answer to it */
@@ -251,28 +255,132 @@ test_open_answers(void)
 	a.user_ref = 12;
 	a.qty = 40;
 	a.reason = 'I';
-	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l);
 	HGW_CHECK_EQ(open[2].qty, 60);
 	HGW_CHECK_EQ(c, 0);
 	a.qty = 60;
 	a.reason = HGW_OUCH_CANCEL_USER;
-	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l);
 	HGW_CHECK_EQ(open[2].qty, 0);
 	HGW_CHECK_EQ(c, 1);
 	HGW_CHECK_EQ(cq, 60);
 	a.reason = 0;
 	a.type = HGW_OUCH_REJECTED;
 	a.user_ref = 5;
-	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
 	HGW_CHECK_EQ(open[0].qty, 0);
-	a.user_ref = 6;         /* not ours: nothing changes */
-	a.type = HGW_OUCH_EXECUTED;
-	hgw_vgate_open_answer(open, n, &a, &c, &cq);
+	/* a Canceled for what is not open moves no shares of ours */
+	a.type = HGW_OUCH_CANCELED;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
 	hgw_vgate_open_compact(open, &n);
 	HGW_CHECK_EQ(n, 1);
 	HGW_CHECK_EQ(open[0].user_ref, 9);
 	HGW_CHECK(hgw_vgate_open_find(open, n, 9) == &open[0]);
 	HGW_CHECK(hgw_vgate_open_find(open, n, 12) == NULL);
+}
+
+/* Each answer that contradicts what was sent, named with both sides. */
+static void
+test_open_lies(void)
+{
+	struct hgw_venue_open open[2];
+	struct hgw_vgate_lie_rec l;
+	struct hgw_ouch_answer a;
+	uint64_t c = 0, cq = 0;
+	uint32_t n = 2;
+	const struct {
+		uint8_t type, reason;           /* a first answer, or 0 */
+		uint32_t qty;
+		uint8_t lie_type;               /* then this one */
+		uint32_t user_ref, orig, lie_qty;
+		uint32_t want;
+		uint64_t ours, theirs;
+	} cases[] = {
+		/* never sent */
+		{ 0, 0, 0, HGW_OUCH_EXECUTED, 6, 0, 10,
+		  HGW_VGATE_LIE_NOT_OPEN, 0, 10 },
+		/* accepted dead, then executed */
+		{ HGW_OUCH_ACCEPTED, 'D', 100, HGW_OUCH_EXECUTED, 5, 0, 10,
+		  HGW_VGATE_LIE_NOT_OPEN, 0, 10 },
+		/* accepted for 0 */
+		{ HGW_OUCH_ACCEPTED, 'L', 0, HGW_OUCH_EXECUTED, 5, 0, 1,
+		  HGW_VGATE_LIE_NOT_OPEN, 0, 1 },
+		/* modified to 0 */
+		{ HGW_OUCH_MODIFIED, 0, 0, HGW_OUCH_EXECUTED, 5, 0, 1,
+		  HGW_VGATE_LIE_NOT_OPEN, 0, 1 },
+		/* filled, then filled again */
+		{ HGW_OUCH_EXECUTED, 0, 100, HGW_OUCH_EXECUTED, 5, 0, 1,
+		  HGW_VGATE_LIE_NOT_OPEN, 0, 1 },
+		/* more executed than open */
+		{ HGW_OUCH_EXECUTED, 0, 40, HGW_OUCH_EXECUTED, 5, 0, 61,
+		  HGW_VGATE_LIE_OVERFILL, 60, 61 },
+		/* accepted or modified for more than entered */
+		{ 0, 0, 0, HGW_OUCH_ACCEPTED, 5, 0, 101,
+		  HGW_VGATE_LIE_OVER_ENTERED, 100, 101 },
+		{ 0, 0, 0, HGW_OUCH_MODIFIED, 5, 0, 200,
+		  HGW_VGATE_LIE_OVER_ENTERED, 100, 200 },
+		/* accepted for an order never sent */
+		{ 0, 0, 0, HGW_OUCH_ACCEPTED, 7, 0, 100,
+		  HGW_VGATE_LIE_NOT_OPEN, 0, 100 },
+		/* replaced (never asked for), into a UserRefNum to come */
+		{ 0, 0, 0, HGW_OUCH_REPLACED, 50, 5, 30,
+		  HGW_VGATE_LIE_REPLACED, 100, 30 },
+	};
+
+	for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		open[0] = (struct hgw_venue_open){ .user_ref = 5, .qty = 100,
+						   .entered = 100 };
+		open[1] = (struct hgw_venue_open){ .user_ref = 8, .qty = 100,
+						   .entered = 100 };
+		memset(&a, 0, sizeof(a));
+		if (cases[k].type != 0) {
+			a.type = cases[k].type;
+			a.reason = cases[k].reason;
+			a.user_ref = 5;
+			a.qty = cases[k].qty;
+			HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c,
+							   &cq, &l),
+				     HGW_VGATE_LIE_NONE);
+		}
+		memset(&a, 0, sizeof(a));
+		a.type = cases[k].lie_type;
+		a.seq = 1000 + k;
+		a.user_ref = cases[k].user_ref;
+		a.orig_user_ref = cases[k].orig;
+		a.qty = cases[k].lie_qty;
+		memset(&l, 0xa5, sizeof(l));
+		HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+			     cases[k].want);
+		HGW_CHECK_EQ(l.lie, cases[k].want);
+		HGW_CHECK_EQ(l.seq, 1000 + k);
+		HGW_CHECK_EQ(l.type, cases[k].lie_type);
+		HGW_CHECK_EQ(l.user_ref, cases[k].user_ref);
+		HGW_CHECK_EQ(l.ours, cases[k].ours);
+		HGW_CHECK_EQ(l.theirs, cases[k].theirs);
+		/* the other order is untouched */
+		HGW_CHECK_EQ(open[1].qty, 100);
+	}
+	/* an earlier run's order (at or below the floor this run started
+	 * from) is not checked; a Replaced always is */
+	open[0] = (struct hgw_venue_open){ .user_ref = 5, .qty = 100,
+					   .entered = 100 };
+	memset(&a, 0, sizeof(a));
+	a.type = HGW_OUCH_EXECUTED;
+	a.user_ref = 4;
+	a.qty = 10;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 4, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 3, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NOT_OPEN);
+	a.type = HGW_OUCH_REPLACED;
+	a.orig_user_ref = 3;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 4, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_REPLACED);
+	HGW_CHECK(strcmp(hgw_vgate_lie_name(HGW_VGATE_LIE_OVERFILL),
+			 "executes more than is open") == 0);
+	HGW_CHECK(strcmp(hgw_vgate_lie_name(99), "?") == 0);
 }
 
 static void
@@ -312,6 +420,7 @@ main(void)
 	HGW_TEST(test_relay_rx);
 	HGW_TEST(test_window);
 	HGW_TEST(test_open_answers);
+	HGW_TEST(test_open_lies);
 	HGW_TEST(test_state_floor);
 	return hgw_test_done();
 }

@@ -106,6 +106,10 @@ struct hgw_ouch_answer {
 int hgw_ouch_answer_decode(const uint8_t *msg, size_t len, uint64_t seq,
 			   struct hgw_ouch_answer *a, const char **why);
 
+/* The name of an OUCH 5.0 server message type ("Executed", ...), or
+ * "unknown". */
+const char *hgw_ouch_answer_name(uint8_t type);
+
 /* OUCH 5.0 Cancel Order (client, 9 bytes): cancel down to quantity
  * (0: the whole order) the order entered as user_ref. Returns 9. */
 #define HGW_OUCH_CANCEL_ORDER_LEN 9

@@ -101,7 +101,7 @@ struct hgw_venue_open {
 	uint32_t qty;                   /* open quantity (0: done) */
 	uint64_t key, seq;              /* its trigger */
 	uint32_t cancel_sent;           /* a kill's Cancel Order went */
-	uint32_t pad;
+	uint32_t entered;               /* the quantity of the Enter Order */
 };
 
 /* The open order with user_ref in open[0..n) (sorted by UserRefNum:
@@ -138,14 +138,49 @@ hgw_vgate_open_compact(struct hgw_venue_open *open, uint32_t *n)
 struct hgw_ouch_answer;
 struct hgw_soup;
 
+/* What a venue answer says that contradicts what was sent
+ * (docs/venue.md "Answers that contradict what was sent"): each one a
+ * kill, for the position the limits check is no longer the venue's. */
+#define HGW_VGATE_LIES(X)                                                    \
+	X(NONE, "none")                                                      \
+	X(NOT_OPEN, "for an order that is not open (never sent, or closed)") \
+	X(OVERFILL, "executes more than is open")                            \
+	X(OVER_ENTERED, "holds more than was entered")                       \
+	X(REPLACED, "replaces an order, and hedgewire sends no Replace Order")
+enum hgw_vgate_lie {
+#define HGW_VGATE_X(c, s) HGW_VGATE_LIE_##c,
+	HGW_VGATE_LIES(HGW_VGATE_X)
+#undef HGW_VGATE_X
+	HGW_VGATE_LIE_MAX
+};
+const char *hgw_vgate_lie_name(uint32_t lie);
+
+/* A contradiction: which, the answer's sequence number, type and
+ * UserRefNum, what we hold open (ours) and what the answer says
+ * (theirs), in shares. */
+struct hgw_vgate_lie_rec {
+	uint64_t seq;
+	uint64_t ours, theirs;
+	uint32_t lie;                   /* enum hgw_vgate_lie */
+	uint32_t user_ref;
+	uint8_t type;                   /* the answer's OUCH type */
+	uint8_t pad[7];
+};
+
 /* A decoded venue answer a: the open order it names (if any) follows it
  * (Accepted, Modified: the quantity; Executed, Canceled: less; Rejected:
  * done). The Canceled answers to a kill's Cancel Order (reason 'U',
  * user requested) are counted in *cancelled and their shares in
- * *cancelled_qty. */
-void hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
-			   const struct hgw_ouch_answer *a, uint64_t *cancelled,
-			   uint64_t *cancelled_qty);
+ * *cancelled_qty. An answer about an order of an earlier run today
+ * (UserRefNum at or below before, the floor this run started from: a
+ * restart starts flat) is not checked, but for a Replaced. Returns
+ * HGW_VGATE_LIE_NONE, or the contradiction
+ * (described in *rec; the open table then takes the venue's word where
+ * it is the larger: an order accepted for more is open for that much). */
+uint32_t hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
+			       uint64_t before, const struct hgw_ouch_answer *a,
+			       uint64_t *cancelled, uint64_t *cancelled_qty,
+			       struct hgw_vgate_lie_rec *rec);
 
 /* A kill: send a Cancel Order (quantity 0) for every open order from
  * open[*next] on, while the session takes them (*next moves on; counted
@@ -177,6 +212,10 @@ int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
  *   'L' session lost: lost count so far (4, BE), loss reason (1, enum
  *       hgw_soup_loss), ended for the run (1: 0/1)
  *   'A' session up: logins so far (4, BE)
+ *   'C' the 'S' before it contradicts what was sent: its sequence
+ *       number (8, BE), UserRefNum (4, BE), ours (8, BE), theirs (8,
+ *       BE), the contradiction (1, enum hgw_vgate_lie), its type (1)
+ *   'O' orders of an earlier run today may be open: the floor (8, BE)
  *   'b' leaving the link (the answer to 'B'; its last datagram)
  * hedgewire -> hgw-dedup:
  *   'K' kill switch on: kills so far (4, BE): cancel every open order
@@ -196,7 +235,8 @@ int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
 	X(SYMBOLS_FULL, "too many instruments for the per-symbol cap")       \
 	X(OUT_FULL, "session output buffer full")                            \
 	X(OPEN_FULL, "open-order table full")                                \
-	X(DROPPED, "not wholly written when the session dropped")
+	X(DROPPED, "not wholly written when the session dropped")            \
+	X(CONTRADICTED, "a venue answer contradicted what was sent")
 
 enum hgw_vgate_unsent {
 #define HGW_VGATE_X(c, s) HGW_VGATE_UNSENT_##c,
