@@ -608,6 +608,13 @@ tel_risk_kill(const char *cmd __rte_unused, const char *params,
 		pthread_mutex_lock(&ctl.lock);
 		rte_tel_data_start_dict(d);
 		rte_tel_data_add_dict_u64(d, "kill", ctl.kill);
+		rte_tel_data_add_dict_u64(d, "contradictions", ctl.lies);
+		if (ctl.lies != 0) {
+			char what[256];
+
+			hgw_ctl_lie_describe(&ctl.lie, what, sizeof(what));
+			rte_tel_data_add_dict_string(d, "contradicted", what);
+		}
 		pthread_mutex_unlock(&ctl.lock);
 		return 0;
 	}

@@ -131,7 +131,7 @@ flood)
 	# the control plane's view of the switch is what the last toggle
 	# set (a store writing past its end corrupts it): off
 	expect_eq "kill switch after the flood" "$(tel /hgw/risk/kill)" \
-		'{"/hgw/risk/kill": {"kill": 0}}'
+		'{"/hgw/risk/kill": {"kill": 0, "contradictions": 0}}'
 	# trading resumed after the last toggle, then the last kill
 	res=$(tel /hgw/risk/kill,1)
 	echo "  last kill: $res"
@@ -251,7 +251,7 @@ EOF2
 		>"$T/flood.out" 2>&1 || fail "flood: $(cat "$T/flood.out")"
 	echo "  $(tail -1 "$T/flood.out" | sed 's/tel_flood: //')"
 	expect_eq "kill switch after the patches" "$(tel /hgw/risk/kill)" \
-		'{"/hgw/risk/kill": {"kill": 0}}'
+		'{"/hgw/risk/kill": {"kill": 0, "contradictions": 0}}'
 	n=$(tel /hgw/events | sed -n 's/.*"events": \([0-9]*\).*/\1/p')
 	# the venue goes away: the session is lost
 	kill "$sim"
@@ -263,7 +263,7 @@ EOF2
 	grep -q "venue session lost: trading stops until /hgw/risk/kill,0" "$T/err" ||
 		fail "no kill on the lost session: $(grep 'venue session lost' "$T/err" || tail -3 "$T/err")"
 	expect_eq "kill switch after the lost session" "$(tel /hgw/risk/kill)" \
-		'{"/hgw/risk/kill": {"kill": 1}}'
+		'{"/hgw/risk/kill": {"kill": 1, "contradictions": 0}}'
 	# the kill event, among the last 64 (venue answers and orders
 	# taken back are events too)
 	k=$(tel /hgw/events | python3 -c '

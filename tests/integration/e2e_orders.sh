@@ -390,9 +390,9 @@ table-patch)
 	# an index beyond 2^32 is refused, not wrapped to 0
 	tel "/hgw/table/entry,4294967296,0,0" | grep -q usage || fail "entry index 2^32 accepted"
 	# the kill switch at run time
-	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 0}}'
+	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 0, "contradictions": 0}}'
 	tel /hgw/risk/kill,1 | grep -q '"event": 2, "session": "[^"]*", "seq": [1-9]' || fail "kill switch on: $(tel /hgw/risk/kill)"
-	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 1}}'
+	expect_eq "kill switch" "$(tel /hgw/risk/kill)" '{"/hgw/risk/kill": {"kill": 1, "contradictions": 0}}'
 	tel /hgw/risk/kill,maybe | grep -q usage || fail "bad kill value accepted"
 	tel /hgw/events | grep -q '"2": "kill 1 at session' || fail "events: $(tel /hgw/events)"
 	kill -TERM "$pid"
