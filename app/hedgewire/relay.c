@@ -2,8 +2,10 @@
  * hedgewire: the venue session in downstream mode, hedgewire's side
  * (relay.h).
  */
+#include <errno.h>
 #include <inttypes.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include <rte_errno.h>
@@ -29,7 +31,13 @@ static struct {
 	struct hgw_udp_tx udp;
 	struct hgw_relay_rx rx;         /* hgw-dedup's datagrams: peer, key,
 					 * window, drops by reason */
-	struct hgw_relay_key key_out;   /* ours ('K', 'B') */
+	struct hgw_relay_key key_out;   /* ours ('K', 'B'): the run's */
+	/* the login's keys (each direction's), our hello's nonce, and
+	 * where the run's keys stand (docs/venue.md "Downstream mode") */
+	struct hgw_relay_key login_in, login_out;
+	uint8_t nh[HGW_RELAY_NONCE];
+	int hello_sent, keyed;
+	uint64_t before_key, hello_bad;
 	uint64_t rseq_out;              /* last one sent ('K') */
 	uint64_t venue_seq;             /* last venue message relayed */
 	uint32_t kills_seen, kills_sent;
@@ -84,12 +92,16 @@ hgw_relay_init(const struct hgw_config *c)
 	/* hgw-dedup answers from the addresses our orders go to, to ours */
 	hgw_relay_rx_peer(&r.rx, c->dst_mac, c->dst_ip, c->dst_port,
 			  c->src_ip, c->src_port);
-	hgw_relay_key_derive(&r.rx.key, HGW_RELAY_TO_HEDGEWIRE,
+	hgw_relay_key_derive(&r.login_in, HGW_RELAY_TO_HEDGEWIRE,
 			     c->venue_username, c->venue_password,
 			     c->venue_session);
-	hgw_relay_key_derive(&r.key_out, HGW_RELAY_TO_DEDUP,
+	hgw_relay_key_derive(&r.login_out, HGW_RELAY_TO_DEDUP,
 			     c->venue_username, c->venue_password,
 			     c->venue_session);
+	/* this run's nonce: the run's keys follow from it and hgw-dedup's
+	 * (hello), so nothing of an earlier run is ever taken */
+	if (getrandom(r.nh, sizeof(r.nh), 0) != (ssize_t)sizeof(r.nh))
+		die("cannot draw the relay's nonce: %s", strerror(errno));
 	r.kills_seen = r.kills_sent = hgw_ctl_kills();
 	hgw_venue_ctl_open(c);
 	printf("venue: downstream: hgw-dedup owns the session; its relay is "
@@ -205,16 +217,53 @@ take_contradiction(const uint8_t *b, size_t blen, int close)
 	hgw_ctl_contradicted(&l);
 }
 
+/* hgw-dedup's hello: its nonce after ours; the run's keys from both. */
+static void
+take_hello(uint8_t kind, const uint8_t *nonces, size_t nn)
+{
+	if (r.keyed || kind != 'h' || nn != 2 * HGW_RELAY_NONCE ||
+	    memcmp(nonces, r.nh, HGW_RELAY_NONCE) != 0) {
+		/* not the answer to this run's hello (an earlier run's,
+		 * replayed): never adopted */
+		r.hello_bad++;
+		return;
+	}
+	hgw_relay_key_run(&r.rx.key, &r.login_in, r.nh,
+			  nonces + HGW_RELAY_NONCE);
+	hgw_relay_key_run(&r.key_out, &r.login_out, r.nh,
+			  nonces + HGW_RELAY_NONCE);
+	r.keyed = 1;
+}
+
 static void
 take(const uint8_t *f, uint32_t len, int close)
 {
 	const uint8_t *body;
-	size_t blen;
+	size_t blen, nn;
 	uint64_t rseq, last = r.rx.last;
-	uint8_t type;
+	uint8_t type, nonces[2 * HGW_RELAY_NONCE];
 	int rc;
 
 	r.frames++;
+	rc = hgw_relay_hello_rx(&r.rx, &r.login_in, f, len, &type, nonces,
+				&nn);
+	if (rc == 0)
+		take_hello(type, nonces, nn);
+	if (rc <= 0)
+		return;
+	if (!r.keyed) {
+		const uint8_t *p;
+		size_t plen;
+
+		/* no key to check it under yet: a relay datagram now is
+		 * none of this run's (hgw-dedup answers the hello first) */
+		if (hgw_relay_udp_payload(f, len, &p, &plen) == 0 &&
+		    plen >= 4 && memcmp(p, "HGWR", 4) == 0)
+			r.before_key++;
+		else
+			r.other++;
+		return;
+	}
 	rc = hgw_relay_rx(&r.rx, f, len, &rseq, &type, &body, &blen);
 	if (rc == 1) {
 		r.other++;
@@ -298,6 +347,28 @@ command_send(uint8_t type, const uint8_t *body, size_t blen)
 	return 0;
 }
 
+/* Our hello, once (retried until the TX queue takes it). */
+static void
+hello_send(void)
+{
+	struct rte_mbuf *m = rte_pktmbuf_alloc(r.pool);
+	uint8_t *f;
+	size_t len;
+
+	if (m == NULL)
+		return;
+	f = rte_pktmbuf_mtod(m, uint8_t *);
+	len = hgw_relay_hello_put(f + HGW_UDP_TX_HDR_LEN, &r.login_out, 'H',
+				  r.nh, sizeof(r.nh));
+	len = hgw_udp_tx_frame(&r.udp, f, len);
+	m->data_len = m->pkt_len = (uint32_t)len;
+	if (rte_eth_tx_burst(r.port, r.txq, &m, 1) != 1) {
+		rte_pktmbuf_free(m);
+		return;
+	}
+	r.hello_sent = 1;
+}
+
 /* The kill switch went on: tell hgw-dedup (retried until the queue
  * takes it). */
 static void
@@ -323,9 +394,12 @@ hgw_relay_poll(int close)
 
 	if (!r.on)
 		return;
+	if (!r.hello_sent)
+		hello_send();
 	if (!close) {
 		r.kills_seen = hgw_ctl_kills();
-		kill_send();
+		if (r.keyed)
+			kill_send();
 	} else {
 		/* the replicas have stopped: what still comes is journalled
 		 * only, never posted (a post would fail: not running) */
@@ -358,7 +432,7 @@ hgw_relay_leave(void)
 	if (!r.on)
 		return;
 	end = rte_get_timer_cycles() + hz;
-	while (!r.bye_sent && rte_get_timer_cycles() < end) {
+	while (!r.bye_sent && r.keyed && rte_get_timer_cycles() < end) {
 		r.bye_sent = command_send('B', NULL, 0) == 0;
 		if (!r.bye_sent)
 			rte_delay_us_sleep(1000);
@@ -377,7 +451,8 @@ hgw_relay_leave(void)
 		fprintf(stderr, "hedgewire: venue relay: hgw-dedup did not "
 			"confirm it left the link (%s); closing the port under "
 			"it\n", r.bye_sent ? "no 'b' within 3 s" :
-			"'B' not sent");
+			!r.keyed ? "no answer to our hello: the relay's keys "
+			"were never agreed" : "'B' not sent");
 }
 
 uint64_t
@@ -403,13 +478,16 @@ hgw_relay_report(FILE *out)
 		PRIu64 ", repeats dropped %" PRIu64 "; kills sent %" PRIu64
 		" (retries %" PRIu64 "), session-lost kills %" PRIu64
 		"; contradictions %" PRIu64 ", earlier orders open %" PRIu64
+		"; keys agreed %s (hellos refused %" PRIu64 ", datagrams "
+		"before the keys %" PRIu64 ")"
 		"; hgw-dedup left the link: %s\n",
 		r.frames - r.other, r.other, r.seqd, r.venue_seq, r.unsent,
 		r.unsent_unknown, r.unsent_failed, r.unsent_late, r.lost,
 		r.logins, r.gaps,
 		r.bad, r.venue_gaps, r.dups,
 		r.kills_out, r.tx_retries, r.lost_kills,
-		r.contradictions, r.earlier_open, r.dedup_left ? "yes" : "no");
+		r.contradictions, r.earlier_open, r.keyed ? "yes" : "no",
+		r.hello_bad, r.before_key, r.dedup_left ? "yes" : "no");
 	hgw_venue_ctl_report(out, 1);
 	return r.unsent_failed + r.unsent_unknown;
 }

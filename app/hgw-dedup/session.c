@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 
 #include <rte_cycles.h>
@@ -62,7 +63,13 @@ struct dsess {
 	struct hgw_relay_rx rx;         /* hedgewire's datagrams: peer (from
 					 * the first order), key, window,
 					 * drops by reason */
-	struct hgw_relay_key key_out;   /* ours */
+	struct hgw_relay_key key_out;   /* ours: the run's */
+	/* the login's keys (each direction's) and where the run's keys
+	 * stand: agreed on hedgewire's first hello (docs/venue.md
+	 * "Downstream mode"); until then the backlog waits */
+	struct hgw_relay_key login_in, login_out;
+	int keyed;
+	uint64_t hello_bad, before_key;
 	uint32_t back_head, back_n;
 	struct rte_mbuf *back[BACKLOG];
 	/* counters */
@@ -92,8 +99,9 @@ now_ns(const struct dsess *s)
 static void
 back_flush(struct dsess *s)
 {
-	/* addressed only once hedgewire's addresses are known (learn_udp) */
-	while (s->back_n != 0 && s->udp_known) {
+	/* addressed only once hedgewire's addresses are known (learn_udp),
+	 * tagged only once the run's keys are agreed (hello) */
+	while (s->back_n != 0 && s->udp_known && s->keyed) {
 		uint32_t n = RTE_MIN(s->back_n, BACKLOG - s->back_head);
 		uint16_t k = rte_eth_tx_burst(s->port, 0, s->back + s->back_head,
 					      (uint16_t)RTE_MIN(n, 64u));
@@ -112,7 +120,8 @@ back_drain(struct dsess *s)
 {
 	const uint64_t end = rte_rdtsc() + s->hz;
 
-	while (s->back_n != 0 && s->udp_known && rte_rdtsc() < end)
+	while (s->back_n != 0 && s->udp_known && s->keyed &&
+	       rte_rdtsc() < end)
 		back_flush(s);
 }
 
@@ -260,10 +269,10 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 		die("bad value for the venue password (printable ASCII, at "
 		    "most 10)");
 	/* the relay's keys, from the same login hedgewire is given */
-	hgw_relay_key_derive(&s->rx.key, HGW_RELAY_TO_DEDUP, o->user, pw,
+	hgw_relay_key_derive(&s->login_in, HGW_RELAY_TO_DEDUP, o->user, pw,
 			     o->session);
-	hgw_relay_key_derive(&s->key_out, HGW_RELAY_TO_HEDGEWIRE, o->user, pw,
-			     o->session);
+	hgw_relay_key_derive(&s->login_out, HGW_RELAY_TO_HEDGEWIRE, o->user,
+			     pw, o->session);
 	explicit_bzero(pw, sizeof(pw));
 	if (hgw_soup_field(sc.session, 10, o->session ? o->session : "") != 0)
 		die("bad value for --venue-session: '%s' (printable ASCII, at "
@@ -379,9 +388,11 @@ forge_one(struct dsess *s, const struct hgw_udp_tx *t,
 static void
 forge(struct dsess *s, const struct hgw_ouch_order *o)
 {
-	struct hgw_relay_key bad = s->key_out;
+	struct hgw_relay_key bad = s->key_out, old_out, old_in;
 	struct hgw_udp_tx t;
+	struct rte_mbuf *m;
 	uint8_t b[17], k[4] = { 0, 0, 0, 1 }, f[128];
+	uint8_t nonces[2 * HGW_RELAY_NONCE];
 	uint64_t seq = 0;
 	size_t len;
 
@@ -407,6 +418,25 @@ forge(struct dsess *s, const struct hgw_ouch_order *o)
 	forge_one(s, &t, &s->key_out, s->rseq_out + 1, 'u', b, sizeof(b));
 	forge_one(s, &s->udp, &bad, s->rseq_out + 1, 'u', b, sizeof(b));
 	forge_one(s, &s->udp, &s->key_out, UINT64_MAX, 'A', k, sizeof(k));
+	/* an earlier run's (same login, other nonces): its 'u' and its
+	 * answer to that run's hello, replayed */
+	memset(nonces, 0x5a, sizeof(nonces));
+	hgw_relay_key_run(&old_out, &s->login_out, nonces,
+			  nonces + HGW_RELAY_NONCE);
+	hgw_relay_key_run(&old_in, &s->login_in, nonces,
+			  nonces + HGW_RELAY_NONCE);
+	forge_one(s, &s->udp, &old_out, s->rseq_out + 1, 'u', b, sizeof(b));
+	if (s->back_n != BACKLOG &&
+	    (m = rte_pktmbuf_alloc(s->pool)) != NULL) {
+		uint8_t *hf = rte_pktmbuf_mtod(m, uint8_t *);
+
+		len = hgw_relay_hello_put(hf + HGW_UDP_TX_HDR_LEN,
+					  &s->login_out, 'h', nonces,
+					  sizeof(nonces));
+		len = hgw_udp_tx_frame(&s->udp, hf, len);
+		m->data_len = m->pkt_len = (uint32_t)len;
+		s->back[(s->back_head + s->back_n++) % BACKLOG] = m;
+	}
 	back_flush(s);
 	/* hedgewire's commands: from its addresses to ours */
 	memset(&t, 0, sizeof(t));
@@ -434,6 +464,13 @@ forge(struct dsess *s, const struct hgw_ouch_order *o)
 	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &s->rx.key, UINT64_MAX,
 			    'K', k, sizeof(k));
 	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
+	/* an earlier run's 'K', and its hello again */
+	len = hgw_relay_put(f + HGW_UDP_TX_HDR_LEN, &old_in, s->rx.last + 1,
+			    'K', k, sizeof(k));
+	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
+	len = hgw_relay_hello_put(f + HGW_UDP_TX_HDR_LEN, &s->login_in, 'H',
+				  nonces, HGW_RELAY_NONCE);
+	dsess_command(s, f, (uint32_t)hgw_udp_tx_frame(&t, f, len));
 }
 
 void
@@ -446,7 +483,7 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	uint32_t ref = o->user_ref_num;
 
 	learn_udp(s, frame);
-	if (unlikely(s->forge))
+	if (unlikely(s->forge) && s->keyed)
 		forge(s, o);
 	if (unlikely(s->lies != 0)) {
 		why = HGW_VGATE_UNSENT_CONTRADICTED;
@@ -541,14 +578,89 @@ kill_sweep(struct dsess *s)
 		cancel_run(s);
 }
 
+/* hedgewire's hello (kind, nonces: nn bytes): the first one of the run
+ * agrees the run's keys; our answer goes before anything queued, which
+ * is tagged again under them. */
+static void
+take_hello(struct dsess *s, const uint8_t *frame, uint8_t kind,
+	   const uint8_t *nonces, size_t nn)
+{
+	uint8_t n2[2 * HGW_RELAY_NONCE];
+	const uint64_t end = rte_rdtsc() + s->hz;
+	struct rte_mbuf *m = NULL;
+
+	if (s->keyed || kind != 'H' || nn != HGW_RELAY_NONCE) {
+		/* one per run: a second (an earlier run's, replayed) is
+		 * never adopted */
+		s->hello_bad++;
+		return;
+	}
+	learn_udp(s, frame);
+	memcpy(n2, nonces, HGW_RELAY_NONCE);
+	if (getrandom(n2 + HGW_RELAY_NONCE, HGW_RELAY_NONCE, 0) !=
+	    HGW_RELAY_NONCE)
+		die("cannot draw the relay's nonce: %s", strerror(errno));
+	hgw_relay_key_run(&s->rx.key, &s->login_in, n2, n2 + HGW_RELAY_NONCE);
+	hgw_relay_key_run(&s->key_out, &s->login_out, n2,
+			  n2 + HGW_RELAY_NONCE);
+	while (m == NULL && rte_rdtsc() < end) {
+		uint8_t *f;
+		size_t len;
+
+		m = rte_pktmbuf_alloc(s->pool);
+		if (m == NULL)
+			continue;
+		f = rte_pktmbuf_mtod(m, uint8_t *);
+		len = hgw_relay_hello_put(f + HGW_UDP_TX_HDR_LEN,
+					  &s->login_out, 'h', n2, sizeof(n2));
+		len = hgw_udp_tx_frame(&s->udp, f, len);
+		m->data_len = m->pkt_len = (uint32_t)len;
+		if (rte_eth_tx_burst(s->port, 0, &m, 1) != 1) {
+			rte_pktmbuf_free(m);
+			m = NULL;
+		}
+	}
+	if (m == NULL)
+		/* hedgewire never gets the keys: it reports them not
+		 * agreed, and nothing of ours is taken */
+		fprintf(stderr, PROG ": venue relay: the answer to "
+			"hedgewire's hello could not be sent in 1 s\n");
+	for (uint32_t i = 0; i < s->back_n; i++) {
+		struct rte_mbuf *b = s->back[(s->back_head + i) % BACKLOG];
+
+		hgw_relay_retag(rte_pktmbuf_mtod(b, uint8_t *) +
+				HGW_UDP_TX_HDR_LEN,
+				rte_pktmbuf_data_len(b) - HGW_UDP_TX_HDR_LEN,
+				&s->key_out);
+	}
+	s->keyed = 1;
+	back_flush(s);
+}
+
 int
 dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 {
-	const uint8_t *body;
-	size_t blen;
+	const uint8_t *body, *p;
+	size_t blen, nn, plen;
 	uint64_t rseq, last = s->rx.last;
-	uint8_t type;
+	uint8_t type, nonces[2 * HGW_RELAY_NONCE];
 	int rc;
+
+	rc = hgw_relay_hello_rx(&s->rx, &s->login_in, frame, len, &type,
+				nonces, &nn);
+	if (rc == 0)
+		take_hello(s, frame, type, nonces, nn);
+	if (rc <= 0)
+		return 1;
+	if (!s->keyed) {
+		/* no key to check it under yet: none of this run's */
+		if (hgw_relay_udp_payload(frame, len, &p, &plen) == 0 &&
+		    plen >= 4 && memcmp(p, "HGWR", 4) == 0) {
+			s->before_key++;
+			return 1;
+		}
+		return 0;
+	}
 
 	/* from hedgewire, under the key, inside the window, or dropped and
 	 * counted by reason (hgw_vgate.h): never a kill or a leave */
@@ -779,6 +891,9 @@ dsess_report(struct dsess *s, FILE *out)
 
 		for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
 			dropped += s->rx.drops[i];
+		fprintf(out, "venue: relay keys agreed %s (hellos refused %"
+			PRIu64 ", datagrams before the keys %" PRIu64 ")\n",
+			s->keyed ? "yes" : "no", s->hello_bad, s->before_key);
 		fprintf(out, "venue: relay datagrams dropped %" PRIu64, dropped);
 		for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
 			fprintf(out, "%s%s %" PRIu64, i == 0 ? " (" : ", ",

@@ -379,25 +379,93 @@ drop(struct hgw_relay_rx *rx, enum hgw_relay_drop why)
 	return -1;
 }
 
+/* f (an IPv4/UDP frame) comes from the peer to us, or no peer is set. */
+static int
+from_peer(const struct hgw_relay_rx *rx, const uint8_t *f)
+{
+	size_t ihl = (size_t)(f[14] & 0xf) * 4;
+
+	return !rx->peer_set ||
+	       (memcmp(f + 6, rx->peer_mac, 6) == 0 &&
+		hgw_vgate_get_be(f + 26, 4) == rx->peer_ip &&
+		hgw_vgate_get_be(f + 30, 4) == rx->our_ip &&
+		hgw_vgate_get_be(f + 14 + ihl, 2) == rx->peer_port &&
+		hgw_vgate_get_be(f + 14 + ihl + 2, 2) == rx->our_port);
+}
+
+void
+hgw_relay_key_run(struct hgw_relay_key *run, const struct hgw_relay_key *login,
+		  const uint8_t nh[HGW_RELAY_NONCE],
+		  const uint8_t nd[HGW_RELAY_NONCE])
+{
+	uint8_t m[8 + 2 * HGW_RELAY_NONCE];
+
+	memcpy(m, "HGWRRUN", 7);
+	memcpy(m + 8, nh, HGW_RELAY_NONCE);
+	memcpy(m + 8 + HGW_RELAY_NONCE, nd, HGW_RELAY_NONCE);
+	m[7] = 0;
+	run->k0 = hgw_siphash24(login, m, sizeof(m));
+	m[7] = 1;
+	run->k1 = hgw_siphash24(login, m, sizeof(m));
+}
+
+size_t
+hgw_relay_hello_put(uint8_t *buf, const struct hgw_relay_key *login,
+		    uint8_t kind, const uint8_t *nonces, size_t nn)
+{
+	memcpy(buf, "HGWH", 4);
+	buf[4] = kind;
+	memcpy(buf + 5, nonces, nn);
+	hgw_vgate_be(buf + 5 + nn, hgw_siphash24(login, buf, 5 + nn),
+		     HGW_RELAY_TAG);
+	return 5 + nn + HGW_RELAY_TAG;
+}
+
+int
+hgw_relay_hello_rx(struct hgw_relay_rx *rx, const struct hgw_relay_key *login,
+		   const uint8_t *f, size_t len, uint8_t *kind,
+		   uint8_t *nonces, size_t *nn)
+{
+	const uint8_t *p;
+	size_t plen;
+
+	if (hgw_relay_udp_payload(f, len, &p, &plen) != 0 ||
+	    plen < 4 || memcmp(p, "HGWH", 4) != 0)
+		return 1;
+	if (!from_peer(rx, f))
+		return drop(rx, HGW_RELAY_DROP_PEER);
+	if (plen != 5 + HGW_RELAY_NONCE + HGW_RELAY_TAG &&
+	    plen != 5 + 2 * HGW_RELAY_NONCE + HGW_RELAY_TAG)
+		return drop(rx, HGW_RELAY_DROP_MALFORMED);
+	if (hgw_vgate_get_be(p + plen - HGW_RELAY_TAG, HGW_RELAY_TAG) !=
+	    hgw_siphash24(login, p, plen - HGW_RELAY_TAG))
+		return drop(rx, HGW_RELAY_DROP_KEY);
+	*kind = p[4];
+	*nn = plen - 5 - HGW_RELAY_TAG;
+	memcpy(nonces, p + 5, *nn);
+	return 0;
+}
+
+void
+hgw_relay_retag(uint8_t *msg, size_t len, const struct hgw_relay_key *k)
+{
+	hgw_vgate_be(msg + len - HGW_RELAY_TAG,
+		     hgw_siphash24(k, msg, len - HGW_RELAY_TAG), HGW_RELAY_TAG);
+}
+
 int
 hgw_relay_rx(struct hgw_relay_rx *rx, const uint8_t *f, size_t len,
 	     uint64_t *rseq, uint8_t *type, const uint8_t **body, size_t *blen)
 {
 	const uint8_t *p;
-	size_t plen, ihl;
+	size_t plen;
 	uint64_t seq;
 	int rc;
 
 	if (hgw_relay_udp_payload(f, len, &p, &plen) != 0 ||
 	    plen < 4 || memcmp(p, "HGWR", 4) != 0)
 		return 1;
-	ihl = (size_t)(f[14] & 0xf) * 4;
-	if (rx->peer_set &&
-	    (memcmp(f + 6, rx->peer_mac, 6) != 0 ||
-	     hgw_vgate_get_be(f + 26, 4) != rx->peer_ip ||
-	     hgw_vgate_get_be(f + 30, 4) != rx->our_ip ||
-	     hgw_vgate_get_be(f + 14 + ihl, 2) != rx->peer_port ||
-	     hgw_vgate_get_be(f + 14 + ihl + 2, 2) != rx->our_port))
+	if (!from_peer(rx, f))
 		return drop(rx, HGW_RELAY_DROP_PEER);
 	rc = hgw_relay_get(p, plen, &seq, type, body, blen);
 	if (rc != 0)

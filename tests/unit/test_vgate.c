@@ -204,6 +204,105 @@ test_relay_rx(void)
 	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_MALFORMED], 1);
 }
 
+/* A hello from (src_mac, src_ip, src_port) under k; the frame's length. */
+static size_t
+hello_frame(uint8_t *f, const uint8_t *src_mac, uint32_t src_ip,
+	    const struct hgw_relay_key *k, uint8_t kind, const uint8_t *nonces,
+	    size_t nn)
+{
+	struct hgw_udp_tx t;
+
+	memset(&t, 0, sizeof(t));
+	memcpy(t.src_mac, src_mac, 6);
+	memcpy(t.dst_mac, our_mac, 6);
+	t.src_ip = src_ip;
+	t.dst_ip = 0x0a020001;
+	t.src_port = 40001;
+	t.dst_port = 40000;
+	hgw_udp_tx_init(&t);
+	return hgw_udp_tx_frame(&t, f, hgw_relay_hello_put(
+		f + HGW_UDP_TX_HDR_LEN, k, kind, nonces, nn));
+}
+
+/* The run's keys: both ends derive the same from the login's and the
+ * two nonces; other nonces (an earlier run) give others, so a datagram
+ * of that run fails the tag; a hello is taken only from the peer under
+ * the login's key, and a message queued before the keys is tagged again
+ * under them. */
+static void
+test_relay_run_keys(void)
+{
+	struct hgw_relay_key login, login2, run, run2, run3;
+	struct hgw_relay_rx rx;
+	uint8_t nh[HGW_RELAY_NONCE], nd[HGW_RELAY_NONCE], n2[32], got[32];
+	uint8_t f[256], u[4] = { 0, 0, 0, 1 }, kind;
+	const uint8_t *body;
+	uint64_t rseq;
+	uint8_t type;
+	size_t n, blen, nn;
+
+	for (int i = 0; i < HGW_RELAY_NONCE; i++) {
+		nh[i] = (uint8_t)i;
+		nd[i] = (uint8_t)(100 + i);
+	}
+	hgw_relay_key_derive(&login, HGW_RELAY_TO_HEDGEWIRE, "U", "P", "S");
+	hgw_relay_key_derive(&login2, HGW_RELAY_TO_HEDGEWIRE, "U", "P", "S");
+	hgw_relay_key_run(&run, &login, nh, nd);
+	hgw_relay_key_run(&run2, &login2, nh, nd);
+	HGW_CHECK(run.k0 == run2.k0 && run.k1 == run2.k1);
+	HGW_CHECK(run.k0 != login.k0 && run.k1 != login.k1);
+	nd[3] ^= 1;                     /* an earlier run: other nonces */
+	hgw_relay_key_run(&run3, &login, nh, nd);
+	HGW_CHECK(run3.k0 != run.k0 && run3.k1 != run.k1);
+	nd[3] ^= 1;
+
+	memset(&rx, 0, sizeof(rx));
+	rx.key = run;
+	hgw_relay_rx_peer(&rx, peer_mac, 0x0a020002, 40001, 0x0a020001, 40000);
+	/* a datagram of the earlier run, replayed: dropped (tag) */
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &run3, 1, 'A', u, 4);
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_KEY], 1);
+	/* this run's: taken; under the login's key alone: dropped */
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &run, 1, 'A', u, 4);
+	HGW_CHECK_EQ(RX(), 0);
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &login, 2, 'A', u, 4);
+	HGW_CHECK_EQ(RX(), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_KEY], 2);
+
+	/* hellos: the answer's nonces come out as sent */
+	memcpy(n2, nh, 16);
+	memcpy(n2 + 16, nd, 16);
+	n = hello_frame(f, peer_mac, 0x0a020002, &login, 'h', n2, 32);
+	HGW_CHECK_EQ(hgw_relay_hello_rx(&rx, &login, f, n, &kind, got, &nn), 0);
+	HGW_CHECK_EQ(kind, 'h');
+	HGW_CHECK_EQ(nn, 32);
+	HGW_CHECK(memcmp(got, n2, 32) == 0);
+	/* a relay datagram is no hello, nor a hello a relay datagram */
+	HGW_CHECK_EQ(RX(), 1);
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &run, 3, 'A', u, 4);
+	HGW_CHECK_EQ(hgw_relay_hello_rx(&rx, &login, f, n, &kind, got, &nn), 1);
+	/* from elsewhere, under another key, altered, cut: dropped */
+	n = hello_frame(f, our_mac, 0x0a020002, &login, 'h', n2, 32);
+	HGW_CHECK_EQ(hgw_relay_hello_rx(&rx, &login, f, n, &kind, got, &nn), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_PEER], 1);
+	n = hello_frame(f, peer_mac, 0x0a020002, &run, 'h', n2, 32);
+	HGW_CHECK_EQ(hgw_relay_hello_rx(&rx, &login, f, n, &kind, got, &nn), -1);
+	n = hello_frame(f, peer_mac, 0x0a020002, &login, 'h', n2, 32);
+	f[HGW_UDP_TX_HDR_LEN + 20] ^= 1;
+	HGW_CHECK_EQ(hgw_relay_hello_rx(&rx, &login, f, n, &kind, got, &nn), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_KEY], 4);
+	n = hello_frame(f, peer_mac, 0x0a020002, &login, 'h', n2, 31);
+	HGW_CHECK_EQ(hgw_relay_hello_rx(&rx, &login, f, n, &kind, got, &nn), -1);
+	HGW_CHECK_EQ(rx.drops[HGW_RELAY_DROP_MALFORMED], 1);
+
+	/* queued under no key, tagged again under the run's: taken */
+	n = frame(f, peer_mac, 0x0a020002, 40001, 40000, &login, 4, 'A', u, 4);
+	hgw_relay_retag(f + HGW_UDP_TX_HDR_LEN, n - HGW_UDP_TX_HDR_LEN, &run);
+	HGW_CHECK_EQ(RX(), 0);
+	HGW_CHECK_EQ(rseq, 4);
+}
+
 static void
 test_window(void)
 {
@@ -418,6 +517,7 @@ main(void)
 	HGW_TEST(test_relay_bytes);
 	HGW_TEST(test_relay_udp);
 	HGW_TEST(test_relay_rx);
+	HGW_TEST(test_relay_run_keys);
 	HGW_TEST(test_window);
 	HGW_TEST(test_open_answers);
 	HGW_TEST(test_open_lies);

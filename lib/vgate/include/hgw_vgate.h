@@ -263,10 +263,39 @@ enum { HGW_RELAY_TO_HEDGEWIRE = 1, HGW_RELAY_TO_DEDUP = 2 };
 
 /* The key of direction dir from the venue login the pair is configured
  * with (user, password, session; NULL as ""): both derive the same one,
- * and nobody without the password can (docs/venue.md "Downstream mode",
- * "The relay's key"). */
+ * and nobody without the password can (docs/venue.md "Downstream
+ * mode"). The login's key: the run's follows from it (hgw_relay_key_run). */
 void hgw_relay_key_derive(struct hgw_relay_key *k, int dir, const char *user,
 			  const char *password, const char *session);
+
+/* The run's keys (docs/venue.md "Downstream mode"). Each run of the pair
+ * agrees fresh keys before any relay message: hedgewire sends a hello
+ * 'H' with a nonce of its own (16 random bytes), hgw-dedup answers 'h'
+ * with that nonce and one of its own, both under the login's keys
+ * (hgw_relay_key_derive), and from then on each direction's messages are
+ * tagged under hgw_relay_key_run(login key, both nonces): a datagram of
+ * an earlier run (same login, other nonces) fails the tag. Hellos are
+ * not numbered; their layout: "HGWH", kind ('H' or 'h'), the nonces (16
+ * or 32 bytes), the tag (8) under the login key of their direction. */
+#define HGW_RELAY_NONCE 16
+struct hgw_relay_rx;
+void hgw_relay_key_run(struct hgw_relay_key *run,
+		       const struct hgw_relay_key *login,
+		       const uint8_t nh[HGW_RELAY_NONCE],
+		       const uint8_t nd[HGW_RELAY_NONCE]);
+/* Write a hello of kind at buf (room for 45 bytes): the nonces are nn
+ * bytes (16 for 'H', 32 for 'h'). Returns its length. */
+size_t hgw_relay_hello_put(uint8_t *buf, const struct hgw_relay_key *login,
+			   uint8_t kind, const uint8_t *nonces, size_t nn);
+/* A received Ethernet frame f: 0 when it is a hello from the peer under
+ * login (kind and its nonces out: *nn bytes, at most 32), 1 when it is
+ * no hello, -1 when it was dropped (counted in rx->drops by reason). */
+int hgw_relay_hello_rx(struct hgw_relay_rx *rx,
+		       const struct hgw_relay_key *login, const uint8_t *f,
+		       size_t len, uint8_t *kind, uint8_t *nonces, size_t *nn);
+/* Tag the relay message msg (len bytes, as hgw_relay_put wrote it) again
+ * under k: a message queued before the run's keys were agreed. */
+void hgw_relay_retag(uint8_t *msg, size_t len, const struct hgw_relay_key *k);
 
 /* Write a relay message at buf (room for 15 + blen + 8), tagged under k:
  * returns its length. */
