@@ -501,13 +501,13 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 		if (hgw_vgate_open_answer(v->open, v->open_n, v->floor0, &m.a,
 					  &v->venue_cancelled,
 					  &v->venue_cancelled_qty,
-					  &m.lie) != HGW_VGATE_LIE_NONE &&
-		    v->lies++ == 0)
+					  &m.lie) != HGW_VGATE_LIE_NONE)
 			/* the position is uncertain: no order goes from now
 			 * on (hgw_venue_order), and every open one is
-			 * cancelled now; the control lcore sets the kill
-			 * switch when it takes this message */
-			hgw_venue_kill(v, t);
+			 * cancelled once the read is done (hgw_venue_poll);
+			 * the control lcore sets the kill switch when it
+			 * takes this message */
+			v->lies++;
 	} else {
 		v->answers_bad++;
 		m.a.seq = seq;
@@ -539,6 +539,11 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	v->soup.drop_fn = on_dropped;
 	v->soup.drop_arg = t;
 	hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
+	if (unlikely(v->lies != 0) && !v->lie_swept) {
+		/* outside the read: the cancels go on the same socket */
+		v->lie_swept = 1;
+		hgw_venue_kill(v, t);
+	}
 	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=
 	    v->lost_seen_up) {
 		/* lost after a login, or ended for the run (End of Session,

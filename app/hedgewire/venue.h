@@ -110,6 +110,7 @@ struct hgw_venue {
 	/* answers that contradicted what was sent: from the first on,
 	 * every order is refused (HGW_VENUE_UNSENT_CONTRADICTED) */
 	uint64_t lies;
+	int lie_swept;                  /* the cancels for the first went */
 	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */
 	struct hgw_hist send_lat;
 	/* overflow of the recalled ring: handed back as room appears */

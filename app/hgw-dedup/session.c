@@ -80,6 +80,7 @@ struct dsess {
 	 * from it on every order is refused */
 	uint64_t lies;
 	struct hgw_vgate_lie_rec lie;
+	int lie_swept;                  /* the cancels for the first went */
 	uint64_t commands_bad, commands_gap;
 	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
 	 * port is polled no more (session.h, dsess_leave) */
@@ -717,7 +718,7 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 				hgw_ouch_answer_name(l.type), l.type, l.seq,
 				l.user_ref, hgw_vgate_lie_name(l.lie), l.ours,
 				l.theirs);
-			kill_sweep(s);
+			/* the sweep once the read is done (dsess_poll) */
 		}
 	}
 	/* hedgewire decodes it itself (a message it cannot decode is a
@@ -763,6 +764,11 @@ dsess_poll(struct dsess *s)
 	if (BACKLOG - s->back_n < READ_ROOM)
 		return;
 	hgw_soup_poll(&s->soup, now_ns(s), on_message, s);
+	if (unlikely(s->lies != 0) && !s->lie_swept) {
+		/* outside the read: the cancels go on the same socket */
+		s->lie_swept = 1;
+		kill_sweep(s);
+	}
 	lost = s->soup.st.lost_up + (s->soup.state == HGW_SOUP_ENDED);
 	if (lost != s->lost_seen) {
 		uint8_t b[6];
