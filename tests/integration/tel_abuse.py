@@ -259,16 +259,17 @@ def operator(a, tel, ops):
         # the switch read back there, SAMPLES times (under the same
         # abuse): each answer's time
         samples = []
-        for _ in range(SAMPLES):
+        for _ in range(SAMPLES if ev is not None else 0):
             r2, dt2, _ = op_datagram(ops, b'/hgw/risk/kill', a.wait)
             samples.append(dt2)
             if '"kill":1' not in r2.replace(' ', ''):
                 fails.append('the kill switch reads %s' % r2)
                 break
         samples.sort()
-        print('kill-read %d reads: min %s p50 %s max %s ms; last %s'
-              % (len(samples), ms(samples[0]),
-                 ms(samples[len(samples) // 2]), ms(samples[-1]), r2))
+        if samples:
+            print('kill-read %d reads: min %s p50 %s max %s ms; last %s'
+                  % (len(samples), ms(samples[0]),
+                     ms(samples[len(samples) // 2]), ms(samples[-1]), r2))
         if watch is not None and ev is not None:
             end = time.monotonic() + a.wait
             while ev not in watch.lines and time.monotonic() < end:
@@ -351,6 +352,13 @@ def main():
         if time.monotonic() > end:
             print('tel_abuse: hedgewire did not answer /hgw/risk/kill on %s '
                   'within %g s' % (tel, a.wait))
+            return 1
+        time.sleep(0.02)
+    # ... and its operator socket is there (made just after)
+    while a.op != 'telemetry' and not os.path.exists(ops):
+        if time.monotonic() > end:
+            print('tel_abuse: no operator socket %s within %g s'
+                  % (ops, a.wait))
             return 1
         time.sleep(0.02)
 
