@@ -1665,3 +1665,29 @@ hgw_ctl_fini(void)
 	ctl.txl = NULL;
 	pthread_mutex_unlock(&ctl.lock);
 }
+
+int
+hgw_ctl_kill_op(int set, struct hgw_kill_answer *a)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = set == 1 };
+	int rc = 0;
+
+	memset(a, 0, sizeof(*a));
+	pthread_mutex_lock(&ctl.lock);
+	if (set >= 0)
+		rc = kill_post(&e, a->err, sizeof(a->err));
+	a->kill = ctl.kill;
+	if (rc == 0 && set >= 0) {
+		a->event = e.id;
+		a->seq = e.seq;
+		memcpy(a->session, ctl.rec[e.id % HGW_EV_MAX].name,
+		       HGW_MOLD_SESSION_LEN);
+		for (int i = 0; i < HGW_MOLD_SESSION_LEN; i++)
+			if (a->session[i] < 0x20 || a->session[i] > 0x7e)
+				a->session[i] = '.';
+		if (e.key == 0)
+			snprintf(a->session, sizeof(a->session), "-");
+	}
+	pthread_mutex_unlock(&ctl.lock);
+	return rc;
+}

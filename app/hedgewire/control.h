@@ -95,4 +95,18 @@ int hgw_ctl_unsent(uint64_t key, uint64_t seq);
 int hgw_ctl_session_key(const char tail[4], uint64_t *key);
 uint32_t hgw_ctl_kills(void);
 
+/* The operator socket (opsock.c), control lcore only: the kill switch as
+ * /hgw/risk/kill does it. set < 0 reads it; 0 or 1 sets it for every
+ * replica at one position (the same kill_post as the telemetry command).
+ * Returns 0 with a->kill (the switch now) and, when set, the event and
+ * its position (session: printable, "-" before the first message); or -1
+ * with a->err saying why nothing was set. */
+struct hgw_kill_answer {
+	uint32_t kill;
+	uint64_t event, seq;
+	char session[HGW_MOLD_SESSION_LEN + 1];
+	char err[128];
+};
+int hgw_ctl_kill_op(int set, struct hgw_kill_answer *a);
+
 #endif /* HGW_APP_CONTROL_H */

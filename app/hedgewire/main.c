@@ -32,6 +32,7 @@
 #include "capture.h"
 #include "check.h"
 #include "control.h"
+#include "opsock.h"
 #include "relay.h"
 #include "pdump.h"
 #include "stats_tel.h"
@@ -235,6 +236,7 @@ control_loop(struct hgw_app *a)
 		uint32_t ended = 1;
 
 		rte_delay_us_sleep(1000);
+		hgw_opsock_poll();	/* the operator's kill switch first */
 		app_nic_clock_refit(a);
 		hgw_ctl_poll();
 		if (a->venue != NULL)
@@ -413,6 +415,13 @@ main(int argc, char **argv)
 		app_claims_init(&app);
 	hgw_ctl_init(app.w, conf->workers, conf,
 		     app.trade ? &trading->tables : NULL, app.txlcore);
+	{
+		char err[PATH_MAX + 128];
+
+		if (hgw_opsock_init(conf->telemetry_group, err,
+				    sizeof(err)) < 0)
+			die("%s", err);
+	}
 	hgw_stats_tel_init(app.w, conf->workers, app.txlcore,
 			   conf->latency_bits);
 	if (app.trade)
@@ -438,6 +447,7 @@ main(int argc, char **argv)
 			    app.w[i]->lcore);
 
 	app.why = control_loop(&app);
+	hgw_opsock_fini();
 	hgw_ctl_close();
 	atomic_store_explicit(&hgw_stop, 1, memory_order_relaxed);
 	rte_eal_mp_wait_lcore();
