@@ -1677,6 +1677,7 @@ hgw_ctl_kill_op(int set, struct hgw_kill_answer *a)
 	if (set >= 0)
 		rc = kill_post(&e, a->err, sizeof(a->err));
 	a->kill = ctl.kill;
+	a->contradictions = ctl.lies;
 	if (rc == 0 && set >= 0) {
 		a->event = e.id;
 		a->seq = e.seq;

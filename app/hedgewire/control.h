@@ -103,6 +103,7 @@ uint32_t hgw_ctl_kills(void);
  * with a->err saying why nothing was set. */
 struct hgw_kill_answer {
 	uint32_t kill;
+	uint64_t contradictions;        /* venue answers against what was sent */
 	uint64_t event, seq;
 	char session[HGW_MOLD_SESSION_LEN + 1];
 	char err[128];

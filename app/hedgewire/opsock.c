@@ -150,7 +150,9 @@ run_cmd(const char *cmd, char *out, size_t len)
 		json_str(s2, sizeof(s2), a.err);
 		snprintf(out, len, "{\"" KILL_CMD "\":{\"error\":%s}}", s2);
 	} else if (set < 0) {
-		snprintf(out, len, "{\"" KILL_CMD "\":{\"kill\":%u}}", a.kill);
+		snprintf(out, len, "{\"" KILL_CMD "\":{\"kill\":%u,"
+			 "\"contradictions\":%" PRIu64 "}}", a.kill,
+			 a.contradictions);
 	} else {
 		json_str(s1, sizeof(s1), a.session);
 		snprintf(out, len, "{\"" KILL_CMD "\":{\"event\":%" PRIu64

@@ -65,13 +65,13 @@ grep -q '^clients 1000 held [0-9]* refused [0-9]*' "$T/abuse.out" ||
 read -r ev kseq < <(sed -n 's/^operator-opsock [0-9.]* ms {"\/hgw\/risk\/kill":{"event":\([0-9]*\),"session":"[^"]*","seq":\([0-9]*\)}}$/\1 \2/p' \
 	"$T/abuse.out") || true
 [ -n "${ev:-}" ] && [ -n "${kseq:-}" ] || fail "operator socket: $(grep '^operator-opsock' "$T/abuse.out")"
-grep -q '^telemetry-after [0-9.]* ms {"/hgw/risk/kill":{"kill":1}}$' "$T/abuse.out" ||
+grep -q '^telemetry-after [0-9.]* ms {"/hgw/risk/kill":{"kill":1,"contradictions":0}}$' "$T/abuse.out" ||
 	fail "telemetry after the abuse: $(grep '^telemetry-after' "$T/abuse.out")"
 
 # the operator's own client reads it on too
 res=$(python3 "$SRCDIR/scripts/hgw-kill" --file-prefix "$PREFIX" --timeout 30) ||
 	fail "hgw-kill: $res"
-expect_eq "hgw-kill" "$res" '{"/hgw/risk/kill":{"kill":1}}'
+expect_eq "hgw-kill" "$res" '{"/hgw/risk/kill":{"kill":1,"contradictions":0}}'
 # [run] telemetry_group: the operator socket is the group's too; a member
 # (nobody in nogroup) reaches it, a user outside the group does not
 expect_eq "operator socket" "$(stat -c '%a %G' "/var/run/dpdk/$PREFIX/hgw_operator")" \
@@ -79,7 +79,7 @@ expect_eq "operator socket" "$(stat -c '%a %G' "/var/run/dpdk/$PREFIX/hgw_operat
 res=$(setpriv --reuid=65534 --regid=65534 --clear-groups /usr/bin/python3 - \
 	--file-prefix "$PREFIX" --timeout 30 <"$SRCDIR/scripts/hgw-kill" 2>&1) ||
 	fail "hgw-kill as a member of the group: $res"
-expect_eq "hgw-kill as a member of the group" "$res" '{"/hgw/risk/kill":{"kill":1}}'
+expect_eq "hgw-kill as a member of the group" "$res" '{"/hgw/risk/kill":{"kill":1,"contradictions":0}}'
 rc=0
 res=$(setpriv --reuid=65534 --regid=1 --clear-groups /usr/bin/python3 - \
 	--file-prefix "$PREFIX" --timeout 30 on <"$SRCDIR/scripts/hgw-kill" 2>&1) || rc=$?
