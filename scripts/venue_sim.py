@@ -710,15 +710,17 @@ async def amain(a):
     port = server.sockets[0].getsockname()[1]
     v.journal.write(dir='event', event='listen', port=port,
                     session=a.session)
+    # the handlers before the ready file: a signal sent as soon as it
+    # appears stops the simulator cleanly
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for s in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(s, stop.set)
     if a.ready_file:
         tmp = a.ready_file + '.tmp'
         with open(tmp, 'w') as f:
             f.write('%d\n' % port)
         os.replace(tmp, a.ready_file)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for s in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(s, stop.set)
     await stop.wait()
     server.close()
     await v.shutdown()
