@@ -222,9 +222,9 @@ def lie_kind(kind):
         m['qty'] == entered[m['urn']] + 1,
         'modify-over': m['type'] == 'M' and
         m['qty'] == entered[m['urn']] + 1,
-        'replace': m['type'] == 'U' and m['orig'] in entered and
+        'replace': m['type'] == 'U' and m.get('orig') in entered and
         m['urn'] not in entered and m['urn'] < max(entered),
-        'replace-future': m['type'] == 'U' and m['orig'] in entered and
+        'replace-future': m['type'] == 'U' and m.get('orig') in entered and
         m['urn'] == max(u for u in entered
                         if any(d.get('urn') == u for d in before)) + 1,
     }[kind]
