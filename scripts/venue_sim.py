@@ -20,7 +20,9 @@ remainder open for Cancel Order / Mass Cancel Request.  Invalid orders get
 a Rejected message with the OUCH 5.0 reject reason listed in REJECT below.
 
 docs/venue.md "Venue simulator" describes the options, the rules and
-what is left out.  Prints one summary line at exit (SIGTERM/SIGINT).
+what is left out.  --lie KIND --lie-after N and --fuzz SEED --fuzz-rate P
+make a hostile venue (class Hostile below): one answer that contradicts
+what the client sent, or answers garbled at random.  Prints one summary line at exit (SIGTERM/SIGINT).
 """
 
 import argparse
@@ -28,6 +30,7 @@ import asyncio
 import collections
 import json
 import os
+import random
 import signal
 import struct
 import sys
@@ -92,11 +95,26 @@ def msg_system_event(code):
     return struct.pack('>cQc', b'S', now_ns_since_midnight(), code)
 
 
-def msg_accepted(o):
+def msg_accepted(o, qty=None, state=b'L'):
     return struct.pack('>cQIcI8sqccQcccc14sH', b'A', now_ns_since_midnight(),
-                       o.urn, o.side, o.qty, o.symbol, o.price, o.tif,
-                       o.display, o.ref, o.capacity, o.iso, o.cross, b'L',
+                       o.urn, o.side, o.qty if qty is None else qty,
+                       o.symbol, o.price, o.tif, o.display, o.ref,
+                       o.capacity, o.iso, o.cross, state, o.clordid, 0)
+
+
+def msg_replaced(orig, o, qty, state=b'L'):
+    """Replaced (68 bytes): the old UserRefNum, the new one (o.urn), then
+    the Accepted fields from the side on."""
+    return struct.pack('>cQIIcI8sqccQcccc14sH', b'U', now_ns_since_midnight(),
+                       orig, o.urn, o.side, qty, o.symbol, o.price, o.tif,
+                       o.display, o.ref, o.capacity, o.iso, o.cross, state,
                        o.clordid, 0)
+
+
+def msg_modified(urn, side, qty):
+    """Order Modified (18 bytes): the order's new open quantity."""
+    return struct.pack('>cQIcI', b'M', now_ns_since_midnight(), urn, side,
+                       qty)
 
 
 def msg_executed(urn, qty, price, match):
@@ -161,6 +179,12 @@ def decode_ouch(m):
     return f
 
 
+# fixed lengths of the server messages the simulator sends (Mass Cancel
+# Response: at least, with its appendage)
+ANSWER_LEN = {'S': 10, 'A': 64, 'U': 68, 'C': 18, 'E': 36, 'J': 29,
+              'I': 13, 'M': 18, 'X': 27}
+
+
 def decode_out(m):
     """Fields of a server OUCH 5.0 message for the journal."""
     t = chr(m[0]) if m else ''
@@ -196,6 +220,20 @@ def decode_out(m):
             f['event'] = chr(m[9])
             if len(m) != 10:
                 f['bad_length'] = len(m)
+        elif t == 'M' and len(m) == 18:
+            urn, side, qty = struct.unpack_from('>IcI', m, 9)
+            f.update(urn=urn, side=side.decode(), qty=qty)
+        elif t == 'U' and len(m) == 68:
+            (orig, urn, side, qty, sym, px, tif, disp, ref, cap, iso, cross,
+             state, cl, app) = struct.unpack_from('>IIcI8sqccQcccc14sH', m, 9)
+            f.update(orig_urn=orig, urn=urn, side=side.decode(), qty=qty,
+                     symbol=text(sym), price=px, state=state.decode(),
+                     clordid=text(cl))
+        if t in ANSWER_LEN and t != 'S' and len(m) != ANSWER_LEN[t] and \
+                not (t == 'X' and len(m) > 27):
+            f['bad_length'] = len(m)
+        elif t not in ANSWER_LEN:
+            f['unknown_type'] = True
     except (struct.error, UnicodeDecodeError):
         f['undecodable'] = True
     return f
@@ -401,13 +439,18 @@ class Venue:
         if bad:
             n, _, kind = bad.partition(':')
             self.bad_n, self.bad_kind = int(n), kind
+        self.entered = {}           # UserRefNum -> quantity, every Enter Order
+        self.hostile = Hostile(self, args) \
+            if args.lie or args.fuzz is not None else None
 
     # ---- sequenced store
     def sequence(self, msg):
         self.msgs.append(msg)
         seq = len(self.msgs)
         if self.conn is not None and self.conn.logged_in:
-            self.conn.send_seq(seq, msg)
+            if self.hostile is None or \
+                    not self.hostile.on_send(self.conn, seq, msg):
+                self.conn.send_seq(seq, msg)
         return seq
 
     # ---- connections
@@ -452,6 +495,8 @@ class Venue:
         req = int(seq_txt or '0')
         nxt = len(self.msgs) + 1
         start = nxt if req == 0 else min(req, nxt)
+        if self.hostile is not None:
+            start = self.hostile.login_start(c, req, start)
         if self.gap_armed:
             self.gap_armed = False
             start = max(1, start - 1)
@@ -535,6 +580,7 @@ class Venue:
         st = self.stats
         st.orders += 1
         urn, why = self.check_order(m)
+        self.entered.setdefault(urn, struct.unpack_from('>I', m, 6)[0])
         if why is not None:
             st.rejected += 1
             self.sequence(msg_rejected(urn, why, m[31:45]))
@@ -548,8 +594,10 @@ class Venue:
             o.open = o.qty
             self.orders[o.urn] = o
             st.accepted += 1
-            self.sequence(msg_accepted(o))
-            fill = o.qty * self.args.fill_pct // 100
+            if self.hostile is None or not self.hostile.enter(c, o):
+                self.sequence(msg_accepted(o))
+            # o.open is o.qty here, unless a hostile answer changed it
+            fill = o.open * self.args.fill_pct // 100
             if fill:
                 st.executed_shares += fill
                 o.open -= fill
@@ -595,6 +643,8 @@ class Venue:
     # ---- scripted faults, after the N-th order has been answered
     def after_order(self, c, n):
         a = self.args
+        if self.hostile is not None:
+            self.hostile.after_order(c, n)
         if self.bad_n == n:
             self.bad(c, self.bad_kind)
         if a.end_session_after == n and not c.closed:
@@ -624,6 +674,341 @@ class Venue:
             c.no_cod = True
             c.drop('venue shutting down')
         await asyncio.sleep(0)
+
+
+# ----------------------------------------------------------- hostile venue
+
+# --lie KIND: one answer that contradicts what the client sent
+LIE_KINDS = ('exec-unsent', 'exec-closed-dead', 'exec-closed-zero',
+             'exec-closed-modified', 'exec-closed-filled', 'overfill',
+             'accept-over', 'modify-over', 'replace', 'replace-future')
+# the kinds that answer an Enter Order of their own (the next one)
+LIE_FRESH = ('exec-closed-dead', 'exec-closed-zero', 'accept-over')
+# --fuzz: what may happen to an answer, and how often, relative
+FUZZ_WEIGHTS = (
+    ('disconnect', 12),     # the connection closed after the answer
+    ('disconnect-mid', 8),  # closed with the answer's packet half written
+    ('login-seq', 8),       # closed; the next Login Accepted names a wrong
+                            # next sequence number
+    ('repeat', 16),         # an earlier answer sent again, a new number
+    ('badlen', 8),          # an answer one byte short or long, sequenced
+    ('unknown-ouch', 4),    # a sequenced message of no OUCH type
+    ('badpkt', 8),          # a SoupBinTCP packet of a bad length
+    ('unknown-pkt', 4),     # a packet of no SoupBinTCP type
+    ('lie', 1),             # a contradiction (the --lie kinds, below): rare,
+                            # since the first one ends a client's run
+)
+FUZZ_LIES = ('exec-unsent', 'exec-closed', 'overfill', 'accept-over',
+             'modify-over', 'replace', 'replace-future')
+# mutations after which the client must drop the connection
+FUZZ_MALFORMED = ('badlen', 'unknown-ouch', 'badpkt', 'unknown-pkt')
+
+
+class Hostile:
+    """A venue that lies (--lie) or garbles its answers (--fuzz).
+
+    The venue's book (Order.open) follows what it tells the client, lies
+    included, so it is the client's view of its orders by the rules of
+    docs/venue.md "What the replicas do with the answers"; a message is a
+    contradiction when, against that view, it is a Replaced, an Executed
+    for a UserRefNum never entered, for an order closed or for more than is
+    open, or an Accepted or Order Modified for more than was entered.
+    Every lie and mutation is journalled as an event (`lie`, `fuzz`) with
+    the sequence number it took, before the message is sent."""
+
+    def __init__(self, venue, args):
+        self.v = venue
+        self.kind, self.after = args.lie, args.lie_after
+        self.armed = self.done = False
+        self.rng = random.Random(args.fuzz) if args.fuzz is not None \
+            else None
+        self.rate = args.fuzz_rate
+        self.busy = False           # inside a mutation: no other one
+        self.tainted = set()        # connections sent a malformed packet
+        self.skew = 0               # the next Login Accepted's error
+
+    # ---- the client's view
+    def open_urns(self):
+        return sorted(u for u, o in self.v.orders.items() if o.open > 0)
+
+    def contradiction(self, m):
+        """Why m contradicts what the client sent (None: it does not)."""
+        t, v = m[:1], self.v
+        if t == b'U':
+            return 'Replaced (no Replace Order is ever sent)'
+        if t not in b'EAM' or len(m) < 18:
+            return None
+        urn, qty = struct.unpack_from('>I', m, 9)[0], \
+            struct.unpack_from('>I', m, 13 if t == b'E' else 14)[0]
+        if t != b'E':
+            if urn in v.entered and qty > v.entered[urn]:
+                return '%s for %d, %d entered' % (
+                    'Accepted' if t == b'A' else 'Order Modified', qty,
+                    v.entered[urn])
+            return None
+        if urn not in v.entered:
+            return 'Executed for a UserRefNum never entered'
+        o = v.orders.get(urn)
+        n = o.open if o is not None else 0
+        if n == 0:
+            return 'Executed for a closed order'
+        if qty > n:
+            return 'Executed for %d, %d open' % (qty, n)
+        return None
+
+    def apply(self, m):
+        """The book after m, a message not made by the matching rule."""
+        t, v = m[:1], self.v
+        if len(m) < 13 or t not in b'AECJMU':
+            return
+        urn = struct.unpack_from('>I', m, 9)[0]
+        o = v.orders.get(urn)
+        if t == b'U':
+            new = struct.unpack_from('>I', m, 13)[0]
+            n = Order()
+            for k in Order.__slots__:
+                setattr(n, k, getattr(o, k, None))
+            n.urn, n.qty = new, struct.unpack_from('>I', m, 18)[0]
+            n.open = 0 if m[51:52] == b'D' else n.qty
+            if o is not None:
+                o.open = 0
+            v.orders[new] = n
+        elif o is None:
+            return
+        elif t == b'A':
+            o.open = 0 if m[47:48] == b'D' else \
+                struct.unpack_from('>I', m, 14)[0]
+        elif t == b'M':
+            o.open = struct.unpack_from('>I', m, 14)[0]
+        elif t in b'EC':
+            o.open = max(0, o.open - struct.unpack_from('>I', m, 13)[0])
+        elif t == b'J':
+            o.open = 0
+
+    def unsent_urn(self):
+        """A UserRefNum below the last one entered that never was (0 if
+        every one was)."""
+        for u in range(self.v.last_urn - 1, 0, -1):
+            if u not in self.v.entered and u not in self.v.orders:
+                return u
+        return 0
+
+    def executed(self, urn, qty, price):
+        m = msg_executed(urn, qty, price, self.v.next_match)
+        self.v.next_match += 1
+        return m
+
+    def lie(self, c, kind, m, **f):
+        """Sends the contradiction m, journalled first."""
+        v = self.v
+        why = self.contradiction(m)
+        v.journal.write(dir='event', conn=c.cid if c else None, event='lie',
+                        kind=kind, seq=len(v.msgs) + 1, msg=chr(m[0]),
+                        why=why, open=self.open_urns(), **f)
+        self.apply(m)
+        self.quiet(m)
+
+    def honest(self, m):
+        """A message the matching rule could have sent (its effect on the
+        book applied), sent without a mutation."""
+        self.apply(m)
+        self.quiet(m)
+
+    def quiet(self, m):
+        """Sequences m with no mutation of its own."""
+        busy, self.busy = self.busy, True
+        try:
+            self.v.sequence(m)
+        finally:
+            self.busy = busy
+
+    # ---- --lie
+    def after_order(self, c, n):
+        if self.kind is None or self.done or n < self.after:
+            return
+        if self.kind in LIE_FRESH:
+            self.armed = True
+            return
+        opn = [o for o in self.v.orders.values() if o.open > 0]
+        if opn or self.kind == 'exec-unsent':
+            self.done = True
+            self.lie_on(c, self.kind,
+                        max(opn, key=lambda o: o.urn) if opn else None)
+
+    def enter(self, c, o):
+        """The Accepted (and lie) for a new order o when armed; False:
+        answer it as usual."""
+        if not self.armed or self.done:
+            return False
+        self.done = True
+        k = self.kind
+        if k == 'accept-over':
+            self.lie(c, k, msg_accepted(o, qty=o.qty + 1), urn=o.urn,
+                     qty=o.qty + 1, entered=o.qty, venue_open=o.qty)
+            return True
+        if k == 'exec-closed-dead':
+            self.honest(msg_accepted(o, state=b'D'))
+        else:
+            self.honest(msg_accepted(o, qty=0))
+        self.lie(c, k, self.executed(o.urn, o.qty, o.price), urn=o.urn,
+                 qty=o.qty, entered=o.qty, venue_open=0)
+        return True
+
+    def lie_on(self, c, k, o):
+        """A lie of kind k about the open order o."""
+        v = self.v
+        if k == 'exec-unsent':
+            u = self.unsent_urn()
+            self.lie(c, k, self.executed(u, 100, 1_000_000), urn=u, qty=100,
+                     entered=0, venue_open=0)
+        elif k in ('exec-closed-modified', 'exec-closed-filled'):
+            q = o.open
+            if k == 'exec-closed-modified':
+                self.honest(msg_modified(o.urn, o.side, 0))
+            else:
+                v.stats.executed_shares += q
+                self.honest(self.executed(o.urn, q, o.price))
+            self.lie(c, k, self.executed(o.urn, q, o.price), urn=o.urn,
+                     qty=q, entered=o.qty, venue_open=0)
+        elif k == 'overfill':
+            self.lie(c, k, self.executed(o.urn, o.open + 1, o.price),
+                     urn=o.urn, qty=o.open + 1, entered=o.qty,
+                     venue_open=o.open)
+        elif k == 'modify-over':
+            self.lie(c, k, msg_modified(o.urn, o.side, o.qty + 1),
+                     urn=o.urn, qty=o.qty + 1, entered=o.qty,
+                     venue_open=o.open)
+        elif k in ('replace', 'replace-future'):
+            n = Order()
+            for s in Order.__slots__:
+                setattr(n, s, getattr(o, s))
+            n.urn = self.unsent_urn() if k == 'replace' else v.last_urn + 1
+            n.ref = v.next_ref
+            v.next_ref += 1
+            self.lie(c, k, msg_replaced(o.urn, n, o.open), urn=n.urn,
+                     orig_urn=o.urn, qty=o.open, entered=o.qty,
+                     venue_open=o.open)
+
+    # ---- --fuzz
+    def on_send(self, c, seq, m):
+        """Before sequenced message seq (m) goes to c: perhaps a mutation.
+        True when it has dealt with sending m."""
+        if self.rng is None or self.busy or c.closed or \
+                c.cid in self.tainted or self.rng.random() >= self.rate:
+            return False
+        names, weights = zip(*FUZZ_WEIGHTS)
+        k = self.rng.choices(names, weights)[0]
+        v, j = self.v, self.v.journal
+        if k == 'disconnect-mid':
+            pkt = struct.pack('>H', len(m) + 1) + b'S' + m
+            cut = self.rng.randrange(1, len(pkt))
+            j.write(dir='event', conn=c.cid, event='fuzz', kind=k, seq=seq,
+                    written=cut, of=len(pkt))
+            c.w.write(pkt[:cut])
+            c.drop('fuzz: disconnect mid-packet')
+            return True
+        c.send_seq(seq, m)
+        if k in ('disconnect', 'login-seq'):
+            if k == 'login-seq':
+                self.skew = self.rng.choice((-1, 1))
+            j.write(dir='event', conn=c.cid, event='fuzz', kind=k,
+                    after_seq=seq, skew=self.skew if k == 'login-seq'
+                    else None)
+            c.drop('fuzz: %s' % k)
+            return True
+        self.busy = True
+        try:
+            self.mutate(c, k)
+        finally:
+            self.busy = False
+        return True
+
+    def mutate(self, c, k):
+        v, j, rng = self.v, self.v.journal, self.rng
+        nxt = len(v.msgs) + 1
+        if k == 'repeat':
+            # what the book allows: no contradiction (a lie's job)
+            old = [i for i, m in enumerate(v.msgs) if m[:1] in b'ECJI'
+                   and not decode_out(m).get('bad_length')
+                   and self.contradiction(m) is None]
+            if not old:
+                return
+            i = rng.choice(old)
+            m = v.msgs[i]
+            j.write(dir='event', conn=c.cid, event='fuzz', kind=k, seq=nxt,
+                    of_seq=i + 1)
+            self.apply(m)
+            v.sequence(m)
+        elif k == 'badlen':
+            good = [m for m in v.msgs if m[:1] in b'AECJI'
+                    and not decode_out(m).get('bad_length')]
+            m = rng.choice(good) if good else msg_system_event(b'O')
+            m = m[:-1] if rng.random() < 0.5 else m + b'\0'
+            self.tainted.add(c.cid)
+            j.write(dir='event', conn=c.cid, event='fuzz', kind=k, seq=nxt,
+                    type=chr(m[0]), len=len(m))
+            v.sequence(m)
+        elif k == 'unknown-ouch':
+            m = b'K' + struct.pack('>QI', now_ns_since_midnight(), 1)
+            self.tainted.add(c.cid)
+            j.write(dir='event', conn=c.cid, event='fuzz', kind=k, seq=nxt)
+            v.sequence(m)
+        elif k in ('badpkt', 'unknown-pkt'):
+            if k == 'badpkt':
+                raw = rng.choice((b'\0\x02H\0', b'\0\0', b'\x10\x01S' +
+                                  b'\0' * 8, b'\0\x02Z\0'))
+            else:
+                raw = b'\0\x05' + rng.choice(b'YQxk').to_bytes(1, 'big') + \
+                    b'\1\2\3\4'
+            self.tainted.add(c.cid)
+            j.write(dir='event', conn=c.cid, event='fuzz', kind=k,
+                    hex=raw.hex())
+            c.w.write(raw)
+        elif k == 'lie':
+            self.fuzz_lie(c, rng.choice(FUZZ_LIES))
+
+    def fuzz_lie(self, c, k):
+        v = self.v
+        opn = [o for o in v.orders.values() if o.open > 0]
+        shut = [o for u, o in v.orders.items()
+                if o.open == 0 and u in v.entered]
+        if k == 'exec-closed' and shut:
+            o = self.rng.choice(shut)
+            self.lie(c, k, self.executed(o.urn, o.qty, o.price), urn=o.urn,
+                     qty=o.qty, entered=v.entered[o.urn], venue_open=0)
+        elif k == 'overfill' and opn:
+            # more than was entered: more than open, whatever came before
+            o = self.rng.choice(opn)
+            q = max(o.open, v.entered.get(o.urn, 0)) + 1
+            self.lie(c, k, self.executed(o.urn, q, o.price), urn=o.urn,
+                     qty=q, entered=v.entered.get(o.urn),
+                     venue_open=o.open)
+        elif k in ('accept-over', 'modify-over') and opn:
+            o = self.rng.choice(opn)
+            q = max(o.qty, v.entered.get(o.urn, 0)) + 1
+            m = msg_accepted(o, qty=q) if k == 'accept-over' else \
+                msg_modified(o.urn, o.side, q)
+            self.lie(c, k, m, urn=o.urn, qty=q,
+                     entered=v.entered.get(o.urn), venue_open=o.open)
+        elif k in ('replace', 'replace-future') and opn:
+            self.lie_on(c, k, self.rng.choice(opn))
+        else:
+            u = self.unsent_urn()
+            self.lie(c, 'exec-unsent', self.executed(u, 100, 1_000_000),
+                     urn=u, qty=100, entered=0, venue_open=0)
+
+    def login_start(self, c, req, start):
+        """The Login Accepted's sequence number: start, or a wrong one
+        after a login-seq mutation."""
+        if not self.skew:
+            return start
+        k, self.skew = self.skew, 0
+        bad = start + k if start + k >= 1 else start + 1
+        self.v.journal.write(dir='event', conn=c.cid, event='fuzz',
+                             kind='login-seq-accept', requested=req,
+                             accepted=bad)
+        self.tainted.add(c.cid)
+        return bad
 
 
 def appendage_ok(ext):
@@ -674,6 +1059,14 @@ def parse_args(argv):
     ap.add_argument('--drop-after', type=int)
     ap.add_argument('--end-session-after', type=int)
     ap.add_argument('--bad-after', metavar='N:KIND')
+    ap.add_argument('--lie', choices=LIE_KINDS,
+                    help='one answer that contradicts what was sent')
+    ap.add_argument('--lie-after', type=int, metavar='N',
+                    help='the lie after N Enter Orders answered honestly')
+    ap.add_argument('--fuzz', type=int, metavar='SEED',
+                    help='garble answers at random, from this seed')
+    ap.add_argument('--fuzz-rate', type=float, default=0.02, metavar='P',
+                    help='chance that a sequenced answer is garbled')
     ap.add_argument('--max-orders-per-sec', type=int)
     ap.add_argument('--max-qty', type=int, default=1_000_000)
     a = ap.parse_args(argv)
@@ -701,6 +1094,11 @@ def parse_args(argv):
     if not host or not port.isdigit():
         ap.error('--listen HOST:PORT')
     a.host, a.port = host, int(port)
+    if (a.lie is None) != (a.lie_after is None) or \
+            (a.lie_after is not None and a.lie_after < 1):
+        ap.error('--lie KIND and --lie-after N (N at least 1) go together')
+    if not 0 < a.fuzz_rate <= 1:
+        ap.error('--fuzz-rate must be in (0, 1]')
     return a
 
 
@@ -710,15 +1108,17 @@ async def amain(a):
     port = server.sockets[0].getsockname()[1]
     v.journal.write(dir='event', event='listen', port=port,
                     session=a.session)
+    # the handlers before the ready file: a signal sent as soon as it
+    # appears stops the simulator cleanly
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for s in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(s, stop.set)
     if a.ready_file:
         tmp = a.ready_file + '.tmp'
         with open(tmp, 'w') as f:
             f.write('%d\n' % port)
         os.replace(tmp, a.ready_file)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for s in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(s, stop.set)
     await stop.wait()
     server.close()
     await v.shutdown()

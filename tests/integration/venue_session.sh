@@ -6,7 +6,7 @@
 # summary.
 #   venue_session.sh HEDGEWIRE FEEDGEN TABLEGEN SRCDIR SCENARIO
 # SCENARIO: login | reject | heartbeat | dead | replay | restart | rate |
-#           kill | disconnect | bad | tshark | fills
+#           kill | disconnect | bad | tshark | fills | lie | fuzz
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 . "$SRCDIR/tests/integration/common.sh"
 SIM="$SRCDIR/scripts/venue_sim.py"
@@ -153,6 +153,11 @@ case $SCENARIO in
 downstream-*)
 	# shellcheck source=tests/integration/venue_downstream.sh
 	. "$SRCDIR/tests/integration/venue_downstream.sh"
+	exit 0
+	;;
+lie|fuzz)
+	# a hostile venue: tests/integration/venue_lie.sh, venue_fuzz.sh
+	. "$SRCDIR/tests/integration/venue_$SCENARIO.sh"
 	exit 0
 	;;
 esac
