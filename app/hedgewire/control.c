@@ -1381,6 +1381,17 @@ hgw_ctl_contradicted(const struct hgw_vgate_lie_rec *l)
 			err);
 }
 
+int
+hgw_ctl_recall_settled(void)
+{
+	int done;
+
+	pthread_mutex_lock(&ctl.lock);
+	done = recall_step();
+	pthread_mutex_unlock(&ctl.lock);
+	return done;
+}
+
 uint64_t
 hgw_ctl_contradictions(struct hgw_vgate_lie_rec *first)
 {

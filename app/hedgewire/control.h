@@ -77,6 +77,11 @@ void hgw_ctl_contradicted(const struct hgw_vgate_lie_rec *l);
  * (when not NULL and any did). */
 uint64_t hgw_ctl_contradictions(struct hgw_vgate_lie_rec *first);
 
+/* Control lcore: 1 when the latest kill's recall has ended and every
+ * order it took off the TX lcore's queues is posted as UNSENT (or there
+ * is no TX lcore); else one step of it, and 0. */
+int hgw_ctl_recall_settled(void);
+
 /* One line naming a contradiction (no newline). */
 void hgw_ctl_lie_describe(const struct hgw_vgate_lie_rec *l, char *buf,
 			  size_t len);

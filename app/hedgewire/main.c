@@ -230,6 +230,7 @@ control_loop(struct hgw_app *a)
 	const uint64_t hz = rte_get_timer_hz();
 	const uint64_t stats_every = hz / 1000 * c->stats_interval_ms;
 	uint64_t stats_next = idle_since + stats_every;
+	uint64_t contradicted = 0;
 
 	for (;;) {
 		uint64_t frames = 0;
@@ -245,10 +246,17 @@ control_loop(struct hgw_app *a)
 		journal_tick(c, &a->trading);
 		if (signalled)
 			return STOP_SIGNAL;
-		if (hgw_ctl_contradictions(NULL) != 0)
+		if (hgw_ctl_contradictions(NULL) != 0) {
 			/* the kill switch is on and the open orders are
-			 * being cancelled: the run stops, as on a signal */
-			return STOP_CONTRADICTED;
+			 * being cancelled: the run stops, as on a signal,
+			 * once the orders the kill took off the TX lcore's
+			 * queues are handed back (1 s at most) */
+			if (contradicted == 0)
+				contradicted = rte_get_timer_cycles();
+			if (hgw_ctl_recall_settled() ||
+			    rte_get_timer_cycles() - contradicted > hz)
+				return STOP_CONTRADICTED;
+		}
 		for (uint32_t i = 0; i < c->workers; i++) {
 			frames += atomic_load_explicit(&w[i]->shared.frames,
 						       memory_order_relaxed);

@@ -203,6 +203,10 @@ def check_lie(simp, rc, err):
     if lie.get('why') is None:
         bad('%s: not a contradiction by the simulator\'s own book' % label)
     status_ok(rc, True)
+    if rc != 8 + 32:
+        # nothing else went wrong: the replicas agree, every order the
+        # kill took back is handed back, the journal is whole
+        bad('%s: exit status %d, not 40 (8 + 32 alone)' % (label, rc))
     sanitizer(err)
     lines = contradicted_lines(err)
     if not lines:
