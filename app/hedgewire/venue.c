@@ -508,13 +508,18 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	if (now < v->next_poll)
 		return;
 	v->next_poll = now + v->poll_tsc;
-	/* read only with room for all one read can deliver: a venue
-	 * message is never dropped on its way to the replicas */
-	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM)
-		return;
 	v->soup.drop_fn = on_dropped;
 	v->soup.drop_arg = t;
-	hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
+	/* read only with room for all one read can deliver: a venue
+	 * message is never dropped on its way to the replicas. Without
+	 * room the session's timers still run: our heartbeats go, and
+	 * what waits unread in the socket keeps the server alive */
+	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM) {
+		v->reads_held++;
+		hgw_soup_poll_timers(&v->soup, venue_ns(v, now));
+	} else {
+		hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
+	}
 	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=
 	    v->lost_seen_up) {
 		/* lost after a login, or ended for the run (End of Session,
@@ -708,8 +713,9 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		"UNSENT (lost: %" PRIu64 ")\n", unsent, v->unsent_lost);
 	fprintf(out, "venue: messages %" PRIu64 " (bad %" PRIu64 ", lost %"
 		PRIu64 "), to the replicas %" PRIu64 ", not taken %" PRIu64
+		", reads held back (answer ring short of room) %" PRIu64
 		", journal %s%s\n", v->msgs, v->answers_bad,
-		v->answers_lost, ctl_posted, ctl_not_posted,
+		v->answers_lost, ctl_posted, ctl_not_posted, v->reads_held,
 		journal != NULL ? journal_path : "none",
 		ctl_journal_errors ? " (WRITE ERRORS)" : "");
 	fprintf(out, "venue: soupbin heartbeats sent %" PRIu64 " received %"

@@ -103,6 +103,7 @@ struct hgw_venue {
 	uint64_t venue_cancelled;       /* Canceled 'U' answers after a kill */
 	uint64_t venue_cancelled_qty;
 	uint64_t msgs, answers_bad, answers_lost;
+	uint64_t reads_held;             /* polls without a read: ring short */
 	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */
 	struct hgw_hist send_lat;
 	/* overflow of the recalled ring: handed back as room appears */
