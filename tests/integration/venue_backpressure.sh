@@ -74,11 +74,18 @@ PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
 HWPID=$!
 PIDS+=("$HWPID")
 
-# until the whole burst is posted to the replicas, the simulator drops
-# the session, or hedgewire exits (a bound, not a timing: the answers
-# wait for the slowest replica to finish the feed, and on shared CPUs a
-# worker may get little of its core)
-until ((SECONDS > 150)); do
+# the burst (after hedgewire's start-up and the replay: bounded by
+# hedgewire exiting and by the test's timeout), then until the whole burst
+# is posted to the replicas, the simulator drops the session, or
+# hedgewire exits (120 s at most: a bound, not a timing: the answers wait
+# for the slowest replica to finish the feed, and on shared CPUs a worker
+# may get little of its core)
+until grep -q '"event": "burst"' "$T/sim.jsonl" 2>/dev/null; do
+	kill -0 "$HWPID" 2>/dev/null || break
+	sleep 0.1
+done
+t0=$SECONDS
+until ((SECONDS - t0 > 120)); do
 	[ "$(taken)" -ge $N ] && break
 	grep -q '"event": "drop"' "$T/sim.jsonl" 2>/dev/null && break
 	kill -0 "$HWPID" 2>/dev/null || break
