@@ -609,7 +609,7 @@ events_take(struct hgw_worker *w, uint32_t announced)
  * is evaluated and nothing else is, so taking them now puts them after
  * that message and before any next one, as the next batch would: the
  * same place in the feed as every other replica, whenever this worker
- * looks. */
+ * looks. Before any message only those due before all (key 0) are. */
 __rte_noinline void
 wk_events_idle(struct hgw_worker *w)
 {
@@ -620,29 +620,66 @@ wk_events_idle(struct hgw_worker *w)
 	uint64_t h = atomic_load_explicit(&w->shared.horizon,
 					  memory_order_relaxed);
 	uint32_t s = (uint32_t)(h >> 56);
-	uint64_t key, seq;
+	uint64_t key = 0, seq = 0;
+	int sidx = -1;
 
 	if (w->nbatch != 0)
 		return;
 	/* leaving the race is done at a batch (events_take notes where) */
 	if (a != w->ev_seen && !(a & HGW_ANNOUNCE_LEAVE))
 		events_take(w, a);
-	if (h == 0 || s == 0 || s > w->feed.nsessions)
-		return;         /* no message yet: the first one takes them */
-	key = w->feed.sessions[s - 1].key;
-	seq = (h & HGW_HORIZON_SEQ_MASK) + 1;
+	if (h != 0) {
+		if (s == 0 || s > w->feed.nsessions)
+			return;
+		sidx = (int)s - 1;
+		key = w->feed.sessions[sidx].key;
+		seq = (h & HGW_HORIZON_SEQ_MASK) + 1;
+	}
 	while (w->ev_n != 0) {
 		const struct hgw_event *e = &w->ev_q[w->ev_head];
 
-		/* due before a message at (session s - 1, seq): the next
-		 * one of this session */
+		/* due before a message at (session sidx, seq): the next
+		 * one of this session; before the first message (sidx -1)
+		 * only an event before all */
 		if (!hgw_event_due(e->key, e->seq, session_index(w, e->key),
-				   (int)s - 1, seq))
+				   sidx, seq))
 			return;
+		/* (key, seq) until the next batch notes its first message */
 		event_apply(w, e, key, seq);
+		if (w->ev_idle_from == 0)
+			w->ev_idle_from = e->id;
+		w->ev_idle_to = e->id;
 		w->ev_head = (w->ev_head + 1) % HGW_EV_LOCAL;
 		if (--w->ev_n == 0)
 			events_pull(w);
+	}
+}
+
+/* The first batch after events were taken on a quiet feed: its first
+ * message is where they were taken, for every replica alike (the next
+ * message may be past a gap or of a new session, which a replica that
+ * took them at that message notes). Between two batches the horizon
+ * does not move, so every such record holds the same (key, seq). */
+static __rte_noinline void
+events_idle_place(struct hgw_worker *w)
+{
+	uint64_t key = w->feed.sessions[w->batch_session[0]].key;
+	uint64_t seq = w->batch_seq[0];
+	uint64_t to = w->ev_idle_to;
+	uint64_t from = to - w->ev_idle_from < HGW_EV_MAX ?
+			w->ev_idle_from : to - HGW_EV_MAX + 1;
+	const struct hgw_ev_at *last = &w->ev_at[to % HGW_EV_MAX];
+
+	w->ev_idle_from = 0;
+	if (last->key == key && last->seq == seq)
+		return;		/* the next message of the same session */
+	for (uint64_t id = from; id <= to; id++) {
+		struct hgw_ev_at *at = &w->ev_at[id % HGW_EV_MAX];
+
+		if (at->id == id) {
+			at->key = key;
+			at->seq = seq;
+		}
 	}
 }
 
@@ -722,6 +759,8 @@ flush_batch(struct hgw_worker *w)
 
 	if (w->nbatch == 0)
 		return;
+	if (unlikely(w->ev_idle_from != 0))
+		events_idle_place(w);
 	/* Announce the batch's last message, then look for events (one
 	 * relaxed load when there is none). The release store and the
 	 * load may be reordered by the CPU (store buffer): the control
