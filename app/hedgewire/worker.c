@@ -428,6 +428,7 @@ venue_apply(struct hgw_worker *w, const struct hgw_event *e)
 	const struct hgw_event_venue *v = &e->venue;
 	int rc = 0;
 
+	w->venue_answers++;
 	w->digest = hgw_digest_fold(w->digest, e->value);
 	w->digest = hgw_digest_fold(w->digest, (uint64_t)v->type << 32 |
 				    v->user_ref);

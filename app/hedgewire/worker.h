@@ -438,6 +438,7 @@ struct hgw_worker {
 	uint64_t ev_idle_from, ev_idle_to;
 	struct hgw_event ev_q[HGW_EV_LOCAL];
 	uint64_t ev_applied;            /* events taken */
+	uint64_t venue_answers;         /* of them venue answers (VENUE) */
 	uint64_t ev_waits;              /* batches that waited for a stamp */
 	uint64_t ev_wait_max;           /* the longest such wait, TSC */
 	/* own table replica, written only by patch events (NULL: shared
