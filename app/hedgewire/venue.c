@@ -516,8 +516,14 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	 * what waits unread in the socket keeps the server alive */
 	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM) {
 		v->reads_held++;
+		if (v->held_since == 0)
+			v->held_since = now;
 		hgw_soup_poll_timers(&v->soup, venue_ns(v, now));
 	} else {
+		if (v->held_since != 0) {
+			v->held_max = RTE_MAX(v->held_max, now - v->held_since);
+			v->held_since = 0;
+		}
 		hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
 	}
 	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=
@@ -688,6 +694,9 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 {
 	const struct hgw_soup_stats *st = &v->soup.st;
 	uint64_t unsent = 0;
+	/* a hold still under way counts up to now */
+	uint64_t held = v->held_since == 0 ? v->held_max :
+			RTE_MAX(v->held_max, rte_rdtsc() - v->held_since);
 
 	/* what came after the replicas stopped goes to the journal only */
 	ctl_closed = 1;
@@ -714,8 +723,9 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 	fprintf(out, "venue: messages %" PRIu64 " (bad %" PRIu64 ", lost %"
 		PRIu64 "), to the replicas %" PRIu64 ", not taken %" PRIu64
 		", reads held back (answer ring short of room) %" PRIu64
-		", journal %s%s\n", v->msgs, v->answers_bad,
-		v->answers_lost, ctl_posted, ctl_not_posted, v->reads_held,
+		" polls (longest hold %.0f ms), journal %s%s\n", v->msgs,
+		v->answers_bad, v->answers_lost, ctl_posted, ctl_not_posted,
+		v->reads_held, (double)held * 1e3 / (double)v->hz,
 		journal != NULL ? journal_path : "none",
 		ctl_journal_errors ? " (WRITE ERRORS)" : "");
 	fprintf(out, "venue: soupbin heartbeats sent %" PRIu64 " received %"

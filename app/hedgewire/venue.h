@@ -104,6 +104,8 @@ struct hgw_venue {
 	uint64_t venue_cancelled_qty;
 	uint64_t msgs, answers_bad, answers_lost;
 	uint64_t reads_held;             /* polls without a read: ring short */
+	uint64_t held_since;             /* TSC the current hold began; 0 */
+	uint64_t held_max;               /* the longest hold, TSC */
 	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */
 	struct hgw_hist send_lat;
 	/* overflow of the recalled ring: handed back as room appears */
