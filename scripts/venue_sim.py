@@ -614,26 +614,24 @@ class Venue:
 
     def burst(self, c):
         """--burst-on-heartbeat N: the client has gone quiet after orders;
-        N Executed messages in one write, for UserRefNums never sent (the
-        client finds no open order for them), journaled as one record."""
+        N System Event messages (Start of Day: about no order, so they
+        change nothing the client holds) in one write, journaled as one
+        record."""
         n = self.args.burst_on_heartbeat
         self.burst_sent = True
         if c.closed or self.silent:
             return
-        ts = now_ns_since_midnight()
         first = len(self.msgs) + 1
         pkts = []
-        for i in range(n):
-            msg = struct.pack('>cQIIqcQH', b'E', ts, 0xF0000000 + i, 1,
-                              10000, b'R', self.next_match, 0)
-            self.next_match += 1
+        for _ in range(n):
+            msg = msg_system_event(b'S')
             self.msgs.append(msg)
             pkts.append(struct.pack('>H', len(msg) + 1) + b'S' + msg)
         c.w.write(b''.join(pkts))
         c.t_tx = time.monotonic()
         self.journal.write(dir='out', conn=c.cid, peer=c.peer, event='burst',
                            n=n, first_seq=first, last_seq=len(self.msgs),
-                           user_ref_first=0xF0000000, msg='E')
+                           msg='S')
         # the time spent here was ours, not the client's silence
         c.t_rx = time.monotonic()
 
@@ -708,8 +706,7 @@ def parse_args(argv):
     ap.add_argument('--max-qty', type=int, default=1_000_000)
     ap.add_argument('--burst-on-heartbeat', type=int, metavar='N',
                     help='on the first Client Heartbeat after an order, '
-                    'N Executed messages at once for UserRefNums never '
-                    'sent')
+                    'N System Event (Start of Day) messages at once')
     a = ap.parse_args(argv)
     if not 0 <= a.fill_pct <= 100:
         ap.error('--fill-pct must be 0..100')
