@@ -350,7 +350,9 @@ class Conn:
                     self.drop('empty packet')
                     break
                 self.packet(body[:1], body[1:])
-                if not self.closed:
+                # after a burst the client's packets are read (and
+                # journaled) while it catches up, as a venue would
+                if not self.closed and not v.burst_sent:
                     await self.w.drain()
         except ConnectionError:
             self.reason = self.reason or 'connection error'
@@ -389,6 +391,8 @@ class Conn:
                 self.drop('%r before login' % t)
             return
         if ptype == b'R':
+            if v.args.burst_on_heartbeat and v.answered and not v.burst_sent:
+                v.burst(self)
             return
         if ptype == b'O':
             self.logged_out = True
@@ -433,6 +437,7 @@ class Venue:
         self.answered = 0           # Enter Orders answered
         self.rate = collections.deque()
         self.gap_armed = False
+        self.burst_sent = False
         self.next_cid = 1
         bad = args.bad_after
         self.bad_n, self.bad_kind = (None, None)
@@ -656,6 +661,29 @@ class Venue:
         if a.silent_after == n:
             self.journal.write(dir='event', conn=c.cid, event='silent')
             self.silent = True
+
+    def burst(self, c):
+        """--burst-on-heartbeat N: the client has gone quiet after orders;
+        N System Event messages (Start of Day: about no order, so they
+        change nothing the client holds) in one write, journaled as one
+        record."""
+        n = self.args.burst_on_heartbeat
+        self.burst_sent = True
+        if c.closed or self.silent:
+            return
+        first = len(self.msgs) + 1
+        pkts = []
+        for _ in range(n):
+            msg = msg_system_event(b'S')
+            self.msgs.append(msg)
+            pkts.append(struct.pack('>H', len(msg) + 1) + b'S' + msg)
+        c.w.write(b''.join(pkts))
+        c.t_tx = time.monotonic()
+        self.journal.write(dir='out', conn=c.cid, peer=c.peer, event='burst',
+                           n=n, first_seq=first, last_seq=len(self.msgs),
+                           msg='S')
+        # the time spent here was ours, not the client's silence
+        c.t_rx = time.monotonic()
 
     def bad(self, c, kind):
         self.journal.write(dir='event', conn=c.cid, event='bad', kind=kind)
@@ -1069,6 +1097,9 @@ def parse_args(argv):
                     help='chance that a sequenced answer is garbled')
     ap.add_argument('--max-orders-per-sec', type=int)
     ap.add_argument('--max-qty', type=int, default=1_000_000)
+    ap.add_argument('--burst-on-heartbeat', type=int, metavar='N',
+                    help='on the first Client Heartbeat after an order, '
+                    'N System Event (Start of Day) messages at once')
     a = ap.parse_args(argv)
     if not 0 <= a.fill_pct <= 100:
         ap.error('--fill-pct must be 0..100')
@@ -1086,7 +1117,7 @@ def parse_args(argv):
                 'badlen', 'unknown', 'gap'):
             ap.error('--bad-after N:KIND, KIND one of badlen, unknown, gap')
     for name in ('silent_after', 'drop_after', 'end_session_after',
-                 'max_orders_per_sec'):
+                 'max_orders_per_sec', 'burst_on_heartbeat'):
         v = getattr(a, name)
         if v is not None and v < 1:
             ap.error('--%s must be at least 1' % name.replace('_', '-'))

@@ -457,7 +457,9 @@ main(int argc, char **argv)
 	app.why = control_loop(&app);
 	hgw_opsock_fini();
 	hgw_ctl_close();
-	atomic_store_explicit(&hgw_stop, 1, memory_order_relaxed);
+	/* release: no event is posted after the close; the workers' acquire
+	 * fence before their last look at the events (wk_stop_events) */
+	atomic_store_explicit(&hgw_stop, 1, memory_order_release);
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
 	hgw_ctl_poll();		/* the last checkpoint every replica reached */

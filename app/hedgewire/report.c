@@ -383,6 +383,10 @@ report_workers(const struct hgw_app *a)
 		hgw_hist_print(&workers[i]->stage_risk, stdout, "  risk", ns,
 			       "risk checks of a decision");
 	}
+	for (uint32_t i = 0; i < c->workers; i++)
+		if (workers[i]->venue)
+			printf("worker %u venue answers taken %" PRIu64 "\n", i,
+			       workers[i]->venue_answers);
 	for (uint32_t i = 0; i < c->workers; i++) {
 		const struct hgw_worker *w = workers[i];
 

@@ -532,13 +532,24 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	if (now < v->next_poll)
 		return;
 	v->next_poll = now + v->poll_tsc;
-	/* read only with room for all one read can deliver: a venue
-	 * message is never dropped on its way to the replicas */
-	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM)
-		return;
 	v->soup.drop_fn = on_dropped;
 	v->soup.drop_arg = t;
-	hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
+	/* read only with room for all one read can deliver: a venue
+	 * message is never dropped on its way to the replicas. Without
+	 * room the session's timers still run: our heartbeats go, and
+	 * what waits unread in the socket keeps the server alive */
+	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM) {
+		v->reads_held++;
+		if (v->held_since == 0)
+			v->held_since = now;
+		hgw_soup_poll_timers(&v->soup, venue_ns(v, now));
+	} else {
+		if (v->held_since != 0) {
+			v->held_max = RTE_MAX(v->held_max, now - v->held_since);
+			v->held_since = 0;
+		}
+		hgw_soup_poll(&v->soup, venue_ns(v, now), on_message, t);
+	}
 	if (unlikely(v->lies != 0) && !v->lie_swept) {
 		/* outside the read: the cancels go on the same socket */
 		v->lie_swept = 1;
@@ -720,6 +731,9 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 {
 	const struct hgw_soup_stats *st = &v->soup.st;
 	uint64_t unsent = 0;
+	/* a hold still under way counts up to now */
+	uint64_t held = v->held_since == 0 ? v->held_max :
+			RTE_MAX(v->held_max, rte_rdtsc() - v->held_since);
 
 	/* what came after the replicas stopped goes to the journal only */
 	ctl_closed = 1;
@@ -745,8 +759,10 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		"UNSENT (lost: %" PRIu64 ")\n", unsent, v->unsent_lost);
 	fprintf(out, "venue: messages %" PRIu64 " (bad %" PRIu64 ", lost %"
 		PRIu64 "), to the replicas %" PRIu64 ", not taken %" PRIu64
-		", journal %s%s\n", v->msgs, v->answers_bad,
-		v->answers_lost, ctl_posted, ctl_not_posted,
+		", reads held back (answer ring short of room) %" PRIu64
+		" polls (longest hold %.0f ms), journal %s%s\n", v->msgs,
+		v->answers_bad, v->answers_lost, ctl_posted, ctl_not_posted,
+		v->reads_held, (double)held * 1e3 / (double)v->hz,
 		journal != NULL ? journal_path : "none",
 		ctl_journal_errors ? " (WRITE ERRORS)" : "");
 	fprintf(out, "venue: soupbin heartbeats sent %" PRIu64 " received %"

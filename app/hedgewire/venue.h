@@ -111,6 +111,9 @@ struct hgw_venue {
 	 * every order is refused (HGW_VENUE_UNSENT_CONTRADICTED) */
 	uint64_t lies;
 	int lie_swept;                  /* the cancels for the first went */
+	uint64_t reads_held;             /* polls without a read: ring short */
+	uint64_t held_since;             /* TSC the current hold began; 0 */
+	uint64_t held_max;               /* the longest hold, TSC */
 	/* dedup (dequeue on the TX lcore) -> send() returned, TSC */
 	struct hgw_hist send_lat;
 	/* overflow of the recalled ring: handed back as room appears */

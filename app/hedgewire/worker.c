@@ -428,6 +428,7 @@ venue_apply(struct hgw_worker *w, const struct hgw_event *e)
 	const struct hgw_event_venue *v = &e->venue;
 	int rc = 0;
 
+	w->venue_answers++;
 	w->digest = hgw_digest_fold(w->digest, e->value);
 	w->digest = hgw_digest_fold(w->digest, (uint64_t)v->type << 32 |
 				    v->user_ref);
@@ -470,14 +471,13 @@ venue_apply(struct hgw_worker *w, const struct hgw_event *e)
 	(void)rc;	/* unknown orders are counted by risk */
 }
 
-/* Take one event, on this worker's own state. */
+/* Take one event, on this worker's own state, before message (key,
+ * seq). */
 static void
-event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
+event_apply(struct hgw_worker *w, const struct hgw_event *e, uint64_t key,
+	    uint64_t seq)
 {
-	uint64_t key = w->feed.sessions[w->batch_session[i]].key;
-
-	w->ev_at[e->id % HGW_EV_MAX] = (struct hgw_ev_at){ e->id, key,
-							   w->batch_seq[i] };
+	w->ev_at[e->id % HGW_EV_MAX] = (struct hgw_ev_at){ e->id, key, seq };
 	w->ev_applied++;
 	switch (e->type) {
 	case HGW_EVENT_KILL:
@@ -527,6 +527,10 @@ event_apply(struct hgw_worker *w, const struct hgw_event *e, uint32_t i)
 	default:
 		break;
 	}
+	/* release: everything taken above of the event (a patch's entries)
+	 * happens-before the control plane's acquire of ev_taken, after
+	 * which it may free them */
+	atomic_store_explicit(&w->shared.ev_taken, e->id, memory_order_release);
 }
 
 /* Take the events off the queue that the local array has room for. */
@@ -553,12 +557,8 @@ events_due(struct hgw_worker *w, uint32_t i)
 		if (!hgw_event_due(e->key, e->seq, session_index(w, e->key),
 				   w->batch_session[i], w->batch_seq[i]))
 			return;
-		event_apply(w, e, i);
-		/* release: everything event_apply read of the event (a
-		 * patch's entries) happens-before the control plane's
-		 * acquire of ev_taken, after which it may free them */
-		atomic_store_explicit(&w->shared.ev_taken, e->id,
-				      memory_order_release);
+		event_apply(w, e, w->feed.sessions[w->batch_session[i]].key,
+			    w->batch_seq[i]);
 		w->ev_head = (w->ev_head + 1) % HGW_EV_LOCAL;
 		if (--w->ev_n == 0)
 			events_pull(w);	/* more may wait on the queue */
@@ -602,6 +602,86 @@ events_take(struct hgw_worker *w, uint32_t announced)
 	}
 	w->ev_seen = announced;
 	events_pull(w);
+}
+
+/* No frame came (wk_idle): take the events whose position is the
+ * message after the last one this worker evaluated (docs/design.md
+ * "Control events", "On a quiet feed"). Every message up to its horizon
+ * is evaluated and nothing else is, so taking them now puts them after
+ * that message and before any next one, as the next batch would: the
+ * same place in the feed as every other replica, whenever this worker
+ * looks. Before any message only those due before all (key 0) are. */
+__rte_noinline void
+wk_events_idle(struct hgw_worker *w)
+{
+	/* relaxed: events_take's acquire orders what follows */
+	uint32_t a = atomic_load_explicit(&w->in.announce,
+					  memory_order_relaxed);
+	/* relaxed: our own store */
+	uint64_t h = atomic_load_explicit(&w->shared.horizon,
+					  memory_order_relaxed);
+	uint32_t s = (uint32_t)(h >> 56);
+	uint64_t key = 0, seq = 0;
+	int sidx = -1;
+
+	if (w->nbatch != 0)
+		return;
+	/* leaving the race is done at a batch (events_take notes where) */
+	if (a != w->ev_seen && !(a & HGW_ANNOUNCE_LEAVE))
+		events_take(w, a);
+	if (h != 0) {
+		if (s == 0 || s > w->feed.nsessions)
+			return;
+		sidx = (int)s - 1;
+		key = w->feed.sessions[sidx].key;
+		seq = (h & HGW_HORIZON_SEQ_MASK) + 1;
+	}
+	while (w->ev_n != 0) {
+		const struct hgw_event *e = &w->ev_q[w->ev_head];
+
+		/* due before a message at (session sidx, seq): the next
+		 * one of this session; before the first message (sidx -1)
+		 * only an event before all */
+		if (!hgw_event_due(e->key, e->seq, session_index(w, e->key),
+				   sidx, seq))
+			return;
+		/* (key, seq) until the next batch notes its first message */
+		event_apply(w, e, key, seq);
+		if (w->ev_idle_from == 0)
+			w->ev_idle_from = e->id;
+		w->ev_idle_to = e->id;
+		w->ev_head = (w->ev_head + 1) % HGW_EV_LOCAL;
+		if (--w->ev_n == 0)
+			events_pull(w);
+	}
+}
+
+/* The first batch after events were taken on a quiet feed: its first
+ * message is where they were taken, for every replica alike (the next
+ * message may be past a gap or of a new session, which a replica that
+ * took them at that message notes). Between two batches the horizon
+ * does not move, so every such record holds the same (key, seq). */
+static __rte_noinline void
+events_idle_place(struct hgw_worker *w)
+{
+	uint64_t key = w->feed.sessions[w->batch_session[0]].key;
+	uint64_t seq = w->batch_seq[0];
+	uint64_t to = w->ev_idle_to;
+	uint64_t from = to - w->ev_idle_from < HGW_EV_MAX ?
+			w->ev_idle_from : to - HGW_EV_MAX + 1;
+	const struct hgw_ev_at *last = &w->ev_at[to % HGW_EV_MAX];
+
+	w->ev_idle_from = 0;
+	if (last->key == key && last->seq == seq)
+		return;		/* the next message of the same session */
+	for (uint64_t id = from; id <= to; id++) {
+		struct hgw_ev_at *at = &w->ev_at[id % HGW_EV_MAX];
+
+		if (at->id == id) {
+			at->key = key;
+			at->seq = seq;
+		}
+	}
 }
 
 /* A checkpoint: this worker's digest at (session, seq), for the control
@@ -680,6 +760,8 @@ flush_batch(struct hgw_worker *w)
 
 	if (w->nbatch == 0)
 		return;
+	if (unlikely(w->ev_idle_from != 0))
+		events_idle_place(w);
 	/* Announce the batch's last message, then look for events (one
 	 * relaxed load when there is none). The release store and the
 	 * load may be reordered by the CPU (store buffer): the control

@@ -432,8 +432,13 @@ struct hgw_worker {
 	uint32_t ev_seen;
 	int ev_fence;                   /* no membarrier: fence per batch */
 	uint32_t ev_head, ev_n;
+	/* events ev_idle_from..ev_idle_to (ids; 0: none) were taken on a
+	 * quiet feed (wk_events_idle): the next batch notes its first
+	 * message as where they were taken (ev_at) */
+	uint64_t ev_idle_from, ev_idle_to;
 	struct hgw_event ev_q[HGW_EV_LOCAL];
 	uint64_t ev_applied;            /* events taken */
+	uint64_t venue_answers;         /* of them venue answers (VENUE) */
 	uint64_t ev_waits;              /* batches that waited for a stamp */
 	uint64_t ev_wait_max;           /* the longest such wait, TSC */
 	/* own table replica, written only by patch events (NULL: shared
@@ -517,7 +522,10 @@ struct hgw_worker {
 	} passed[HGW_PASSED_MAX];
 	uint64_t unsent_applied, unsent_missing;
 	/* Cold: where each of the last HGW_EV_MAX events was taken (before
-	 * message (key, seq)), by event id % HGW_EV_MAX */
+	 * message (key, seq): for one taken on a quiet feed, the next
+	 * message this worker evaluated; while none has come, (the last
+	 * one's session, its seq + 1), or (0, 0) before any), by event id
+	 * % HGW_EV_MAX */
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];
 } __rte_cache_aligned;
 

@@ -26,6 +26,31 @@ uint32_t wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m,
 uint32_t wk_decode_frame(struct hgw_worker *w, struct rte_mbuf *m);
 /* worker.c: apply the batch to the book, evaluate, send */
 void wk_flush(struct hgw_worker *w);
+void wk_events_idle(struct hgw_worker *w);
+
+/* No frame came: events waiting or announced may be due now (one
+ * relaxed load and a compare when none is). */
+static inline void
+wk_idle(struct hgw_worker *w)
+{
+	/* relaxed: wk_events_idle's events_take orders what follows */
+	if (unlikely(w->ev_n != 0 ||
+		     atomic_load_explicit(&w->in.announce,
+					  memory_order_relaxed) != w->ev_seen))
+		wk_events_idle(w);
+}
+/* Stopped and drained: the events due after the last message. The
+ * control plane posts none after hgw_ctl_close, which happens-before
+ * hgw_stop's release store (main.c); this acquire fence pairs with it
+ * (the loop saw hgw_stop set), so every event ever posted is visible here
+ * and every replica that stops at the same message takes the same ones,
+ * whichever of them it happened to take in its loop. */
+static inline void
+wk_stop_events(struct hgw_worker *w)
+{
+	atomic_thread_fence(memory_order_acquire);
+	wk_idle(w);
+}
 /* worker.c: stop trading on missed input (once) */
 void wk_halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session,
 	     uint64_t seq);

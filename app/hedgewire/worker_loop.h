@@ -162,7 +162,8 @@ static __rte_always_inline int
 wl_run(struct hgw_worker *w, const unsigned int flags)
 {
 	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
-		wl_poll(w, flags);
+		if (wl_poll(w, flags) == 0)
+			wk_idle(w);
 		snapshot_poll(&w->snap, &w->snapshot, &w->feed.stats, &w->out,
 			      w->races.won, w->races.lost, w);
 		if (unlikely(w->inject.stop_after != 0) &&
@@ -187,6 +188,7 @@ wl_run(struct hgw_worker *w, const unsigned int flags)
 			if (wl_poll(w, flags) == 0 && done)
 				break;
 		}
+		wk_stop_events(w);
 		return wk_done(w);
 	}
 	for (uint32_t drained = 0; drained < w->drain_max;) {
@@ -196,6 +198,7 @@ wl_run(struct hgw_worker *w, const unsigned int flags)
 			break;
 		drained += n;
 	}
+	wk_stop_events(w);
 	return wk_done(w);
 }
 

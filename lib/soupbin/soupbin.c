@@ -566,9 +566,21 @@ do_read(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn, void *arg)
 	return got;
 }
 
-uint32_t
-hgw_soup_poll(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn,
-	      void *arg)
+/* Bytes from the server wait unread in the socket (the owner is not
+ * reading them): the server is not silent. */
+static int
+in_waiting(const struct hgw_soup *s)
+{
+	uint8_t b;
+
+	return recv(s->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+/* hgw_soup_poll and hgw_soup_poll_timers: read = 0 leaves the input in
+ * the socket. */
+static uint32_t
+poll_do(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn, void *arg,
+	int read)
 {
 	uint32_t got = 0;
 	int fd;
@@ -590,9 +602,15 @@ hgw_soup_poll(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn,
 		break;
 	}
 	fd = s->fd;
-	got = do_read(s, now_ns, fn, arg);
-	if (s->fd != fd)
-		return got;
+	if (read) {
+		got = do_read(s, now_ns, fn, arg);
+		if (s->fd != fd)
+			return got;
+	} else if (in_waiting(s)) {
+		/* what waits unread was sent; the server's heartbeats
+		 * queue behind it */
+		s->last_recv_ns = now_ns;
+	}
 	if (s->out_len != 0 && out_flush(s) != 0) {
 		lose(s, HGW_SOUP_LOSS_IO, now_ns);
 		return got;
@@ -613,6 +631,19 @@ hgw_soup_poll(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn,
 		}
 	}
 	return got;
+}
+
+uint32_t
+hgw_soup_poll(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn,
+	      void *arg)
+{
+	return poll_do(s, now_ns, fn, arg, 1);
+}
+
+void
+hgw_soup_poll_timers(struct hgw_soup *s, uint64_t now_ns)
+{
+	poll_do(s, now_ns, NULL, NULL, 0);
 }
 
 int

@@ -837,6 +837,7 @@ def run(feed_path, conf, table, trace=None, events=None):
 
     evq = events or []
     n_ev = len(evq)
+    last_msg = None                   # (sidx, seq) of the last message
     # orders recalled before they were sent: (session, seq) of their triggers
     unsent_q = [ev for ev in evq if ev.kind == 'unsent']
     order_at = eng.order_at
@@ -1191,6 +1192,7 @@ def run(feed_path, conf, table, trace=None, events=None):
             types[t] = types.get(t, 0) + 1
             seqno = seq + j
             if ev_k < n_ev:
+                last_msg = (sidx, seqno)
                 ev_k = apply_events(ev_k, sidx, seqno)
             # docs/protocols.md "Book"; a change is a trigger ("Trigger")
             if t == 65 or t == 70:                      # A, F
@@ -1247,6 +1249,11 @@ def run(feed_path, conf, table, trace=None, events=None):
                 if loc < NINST:
                     last_trade[loc] = price or None
 
+    # after the last message a replica takes, on a quiet feed or when it
+    # stops, the events due before the next one of its session
+    # (docs/design.md "Control events")
+    if ev_k < n_ev and last_msg is not None:
+        ev_k = apply_events(ev_k, last_msg[0], last_msg[1] + 1)
     # unsent orders never reached by their event (e.g. recalled after the
     # last message) never left either; one never decided is an error
     for ev in evq[ev_k:]:

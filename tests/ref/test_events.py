@@ -206,6 +206,17 @@ def ref(d, events_text=None, feed='feed.pcap', conf='conf.ini', tag='x'):
     return r
 
 
+def last_seq(path):
+    """The sequence number of the last message of a one-session capture
+    (MoldUDP64 over Ethernet/IPv4/UDP: header at byte 42)."""
+    last = 0
+    for _ts, fr in cmp_orders.read_pcap(path):
+        seq, count = struct.unpack_from('>QH', fr, 42 + 10)
+        if 0 < count < 0xFFFF:
+            last = max(last, seq + count - 1)
+    return last
+
+
 def trig(t):
     """(session, seq, locate, time, bid, bidsh, ask, asksh, outcome) of a trace line."""
     return (t[0], int(t[1]), int(t[3]), int(t[5]), int(t[7]), int(t[8]), int(t[10]),
@@ -574,6 +585,19 @@ def unsent_checks(d, tbl, base, S, trs):
     check('(u3) unsent past the end: not applied, order %d removed' % u,
           r.rc == 0 and r.applied == 0 and r.frames == base.frames[:-1] and
           r.summary['orders'] == n - 1, r.err.strip())
+
+    # (u5) docs/design.md "Control events" (a quiet feed): after the last message (L)
+    # a replica takes the events due before the next one (L + 1); one at
+    # L + 2 stays untaken
+    L = last_seq(d + '/feed.pcap')
+    r = ref(d, '1 %s %d kill 1\n' % (S, L + 1), tag='u5a')
+    r2 = ref(d, '1 %s %d kill 1\n' % (S, L + 2), tag='u5b')
+    check('(u5) an event at the last message %d + 1 is taken at the end, one at + 2 is not' % L,
+          L > 0 and r.rc == 0 and r.applied == 1 and r.frames == base.frames and
+          r.events and r.events[0][4:6] == [trs[0][0], '%d:' % (L + 1)] and
+          r2.rc == 0 and r2.applied == 0,
+          'applied %s / %s: %s %s' % (getattr(r, 'applied', '-'), getattr(r2, 'applied', '-'),
+                                      r.err.strip(), r2.err.strip()))
 
     # (u4) malformed or unknown: exit 2 naming file:line
     O = base.urns[n // 2]

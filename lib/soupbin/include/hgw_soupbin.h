@@ -162,6 +162,13 @@ void hgw_soup_attach(struct hgw_soup *s, int fd, uint64_t now_ns);
 uint32_t hgw_soup_poll(struct hgw_soup *s, uint64_t now_ns,
 		       hgw_soup_msg_fn fn, void *arg);
 
+/* hgw_soup_poll without reading, for an owner with no room for what a
+ * read would hand over: connect, flush pending output, heartbeat,
+ * dead-server check, reconnect. Input waiting unread in the socket
+ * counts as heard from the server (its heartbeats queue behind it): the
+ * session stays up while the owner catches up. */
+void hgw_soup_poll_timers(struct hgw_soup *s, uint64_t now_ns);
+
 /* Queue one Unsequenced Data packet carrying len bytes (msg), and write
  * what the socket takes now. 0; -1 when not logged in (refused_down) or
  * when the output buffer has no room (refused_full): nothing queued. */
