@@ -591,10 +591,16 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	uint64_t end = rte_rdtsc() + 2 * v->hz;
 
-	/* the cancels a kill still owes go before the logout */
-	while (v->cancel_pending && hgw_soup_up(&v->soup) &&
+	/* the cancels a kill still owes go before the logout, after a
+	 * reconnect if the session is down: 2 s at most */
+	while (v->cancel_pending && v->soup.state != HGW_SOUP_ENDED &&
 	       rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
+	if (v->cancel_pending)
+		fprintf(stderr, "hedgewire: venue: stopping with cancels "
+			"not sent (the session is %s): orders may be open at "
+			"the venue\n", hgw_soup_up(&v->soup) ? "up" : "down");
+	end = rte_rdtsc() + 2 * v->hz;
 	/* Logout Request, then what the venue still sends (its answers to
 	 * our last orders) until it closes: 2 s at most */
 	hgw_soup_logout(&v->soup, venue_ns(v, rte_rdtsc()));

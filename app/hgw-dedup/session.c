@@ -845,6 +845,16 @@ dsess_stop(struct dsess *s)
 {
 	uint64_t end = rte_rdtsc() + 2 * s->hz;
 
+	/* the cancels a kill still owes go before the logout, after a
+	 * reconnect if the session is down: 2 s at most */
+	while (s->cancel_pending && s->soup.state != HGW_SOUP_ENDED &&
+	       rte_rdtsc() < end)
+		dsess_poll(s);
+	if (s->cancel_pending)
+		fprintf(stderr, PROG ": venue: stopping with cancels not sent "
+			"(the session is %s): orders may be open at the "
+			"venue\n", hgw_soup_up(&s->soup) ? "up" : "down");
+	end = rte_rdtsc() + 2 * s->hz;
 	hgw_soup_logout(&s->soup, now_ns(s));
 	while (s->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		dsess_poll(s);

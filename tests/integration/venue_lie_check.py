@@ -274,7 +274,7 @@ def check_fuzz(simp, rc, err, summ, vjl, max_pos):
             bad("%s: %d 'venue contradicted:' lines, want 1" % (label,
                                                                len(lines)))
         else:
-            why = names_lie(dict(first, qty=None), first)
+            why = names_lie(lines[0], dict(first, qty=None))
             if why:
                 bad('%s: %r does not name its %s' % (label, lines[0],
                                                      ', '.join(why)))
