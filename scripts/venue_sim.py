@@ -117,6 +117,13 @@ def msg_modified(urn, side, qty):
                        qty)
 
 
+def msg_restated(urn, reason, display_qty):
+    """Order Restated (16 bytes and an appendage): one option, Display
+    Quantity (tag 22, 4 bytes)."""
+    return struct.pack('>cQIcHBBI', b'R', now_ns_since_midnight(), urn,
+                       reason, 6, 5, 22, display_qty)
+
+
 def msg_executed(urn, qty, price, match):
     return struct.pack('>cQIIqcQH', b'E', now_ns_since_midnight(), urn, qty,
                        price, b'R', match, 0)
@@ -709,7 +716,8 @@ class Venue:
 # --lie KIND: one answer that contradicts what the client sent
 LIE_KINDS = ('exec-unsent', 'exec-closed-dead', 'exec-closed-zero',
              'exec-closed-modified', 'exec-closed-filled', 'overfill',
-             'accept-over', 'modify-over', 'replace', 'replace-future')
+             'accept-over', 'modify-over', 'restate-over', 'replace',
+             'replace-future')
 # the kinds that answer an Enter Order of their own (the next one)
 LIE_FRESH = ('exec-closed-dead', 'exec-closed-zero', 'accept-over')
 # --fuzz: what may happen to an answer, and how often, relative
@@ -764,6 +772,13 @@ class Hostile:
         t, v = m[:1], self.v
         if t == b'U':
             return 'Replaced (no Replace Order is ever sent)'
+        if t == b'R' and len(m) == 22 and m[16] == 5 and m[17] == 22:
+            urn, qty = struct.unpack_from('>I', m, 9)[0], \
+                struct.unpack_from('>I', m, 18)[0]
+            if urn in v.entered and qty > v.entered[urn]:
+                return 'Order Restated showing %d, %d entered' % (
+                    qty, v.entered[urn])
+            return None
         if t not in b'EAM' or len(m) < 18:
             return None
         urn, qty = struct.unpack_from('>I', m, 9)[0], \
@@ -904,6 +919,10 @@ class Hostile:
                      venue_open=o.open)
         elif k == 'modify-over':
             self.lie(c, k, msg_modified(o.urn, o.side, o.qty + 1),
+                     urn=o.urn, qty=o.qty + 1, entered=o.qty,
+                     venue_open=o.open)
+        elif k == 'restate-over':
+            self.lie(c, k, msg_restated(o.urn, b'R', o.qty + 1),
                      urn=o.urn, qty=o.qty + 1, entered=o.qty,
                      venue_open=o.open)
         elif k in ('replace', 'replace-future'):

@@ -645,6 +645,24 @@ hgw_ouch_answer_decode(const uint8_t *msg, size_t len, uint64_t seq,
 		break;
 	case HGW_OUCH_RESTATED:
 		a->reason = b[13];
+		/* the appendage's options, [length][tag][value] each (length
+		 * counts tag and value): a Display Quantity (tag 22, 4
+		 * bytes) is the restated shown quantity */
+		for (size_t o = HGW_OUCH_RESTATED_LEN; o < len;) {
+			size_t l = b[o];
+
+			if (l == 0 || o + 1 + l > len) {
+				*why = "bad appendage";
+				memset(a, 0, sizeof(*a));
+				a->type = b[0];
+				return -1;
+			}
+			if (b[o + 1] == 22 && l == 5) {
+				a->qty = hgw_be32(b + o + 2);
+				a->has_qty = 1;
+			}
+			o += 1 + l;
+		}
 		break;
 	default:        /* P, I: the UserRefNum only */
 		break;

@@ -169,6 +169,14 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 		o->qty = a->type == HGW_OUCH_ACCEPTED &&
 			 a->reason == 'D' ? 0 : a->qty;
 		break;
+	case HGW_OUCH_RESTATED:
+		/* its shown quantity can be no more than was entered */
+		if (o == NULL)
+			return lie(rec, a, HGW_VGATE_LIE_NOT_OPEN, 0, a->qty);
+		if (a->has_qty && a->qty > o->entered)
+			return lie(rec, a, HGW_VGATE_LIE_OVER_ENTERED,
+				   o->entered, a->qty);
+		break;
 	case HGW_OUCH_EXECUTED:
 		if (o == NULL)
 			return lie(rec, a, HGW_VGATE_LIE_NOT_OPEN, 0, a->qty);

@@ -13,7 +13,7 @@
 LIE_AFTER=20
 KINDS=${HGW_LIE_KINDS:-exec-unsent exec-closed-dead exec-closed-zero
 	exec-closed-modified exec-closed-filled overfill accept-over modify-over
-	replace replace-future}
+	restate-over replace replace-future}
 LIECHECK="python3 $SRCDIR/tests/integration/venue_lie_check.py"
 # a third of venue_session.sh's feed: at 4000 frames a second (two
 # copies of each packet) about 2.5 s, the lie after the first 0.5 s

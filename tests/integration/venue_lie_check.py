@@ -48,7 +48,7 @@ LATE_S = 0.250
 LOGOUT_MARGIN_S = 2.0
 
 TYPE_NAMES = {'E': 'Executed', 'A': 'Accepted', 'M': 'Modified',
-              'U': 'Replaced'}
+              'U': 'Replaced', 'R': 'Restated'}
 SANITIZER = re.compile(r'AddressSanitizer|LeakSanitizer|'
                        r'UndefinedBehaviorSanitizer|ThreadSanitizer|'
                        r'runtime error:')

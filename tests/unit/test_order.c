@@ -1032,18 +1032,37 @@ test_answer_small_types(void)
 	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 8, &a, &why), 0);
 	HGW_CHECK_EQ(a.side, 'S');
 	HGW_CHECK_EQ(a.qty, 150);
-	/* Restated, with a 5-byte appendage */
+	/* Restated, with an appendage: a Display Quantity (option 22:
+	 * length 5, the tag, 4 bytes) of 300 */
 	n = 0;
 	b[n++] = 'R';
 	n = put_n(b, n, 5, 8);
 	n = put_n(b, n, 83, 4);
 	b[n++] = 'P';
-	n = put_n(b, n, 5, 2);
-	n = put_n(b, n, 0x0516000000ull, 5);
-	HGW_CHECK_EQ(n, HGW_OUCH_RESTATED_LEN + 5);
+	n = put_n(b, n, 6, 2);
+	n = put_n(b, n, 0x051600000000ull | 300, 6);
+	HGW_CHECK_EQ(n, HGW_OUCH_RESTATED_LEN + 6);
 	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n, 9, &a, &why), 0);
 	HGW_CHECK_EQ(a.reason, 'P');
+	HGW_CHECK_EQ(a.user_ref, 83);
+	HGW_CHECK_EQ(a.has_qty, 1);
+	HGW_CHECK_EQ(a.qty, 300);
 	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, n - 1, 9, &a, &why), -1);
+	/* another option (Display Price, 23: 8 bytes): no quantity */
+	b[HGW_OUCH_RESTATED_LEN - 1] = 10;
+	b[HGW_OUCH_RESTATED_LEN] = 9;
+	b[HGW_OUCH_RESTATED_LEN + 1] = 23;
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, HGW_OUCH_RESTATED_LEN + 10, 9,
+					    &a, &why), 0);
+	HGW_CHECK_EQ(a.has_qty, 0);
+	/* an option running past the appendage: refused */
+	b[HGW_OUCH_RESTATED_LEN] = 10;
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, HGW_OUCH_RESTATED_LEN + 10, 9,
+					    &a, &why), -1);
+	HGW_CHECK(strcmp(why, "bad appendage") == 0);
+	b[HGW_OUCH_RESTATED_LEN] = 0;
+	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, HGW_OUCH_RESTATED_LEN + 10, 9,
+					    &a, &why), -1);
 	/* a type OUCH 5.0 has but we do not decode, and nothing at all */
 	b[0] = 'T';
 	HGW_CHECK_EQ(hgw_ouch_answer_decode(b, 20, 10, &a, &why), -1);

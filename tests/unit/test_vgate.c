@@ -348,6 +348,14 @@ test_open_answers(void)
 	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
 		     HGW_VGATE_LIE_NONE);
 	HGW_CHECK_EQ(open[1].qty, 50);
+	/* restated, showing no more than was entered: nothing changes */
+	a.type = HGW_OUCH_RESTATED;
+	a.qty = 100;
+	a.has_qty = 1;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
+	HGW_CHECK_EQ(open[1].qty, 50);
+	a.has_qty = 0;
 	/* an IOC's remainder cancelled by the venue while the kill's
 	 * Cancel Order was on its way: not the answer to it */
 	a.type = HGW_OUCH_CANCELED;
@@ -420,6 +428,9 @@ test_open_lies(void)
 		  HGW_VGATE_LIE_OVER_ENTERED, 100, 101 },
 		{ 0, 0, 0, HGW_OUCH_MODIFIED, 5, 0, 200,
 		  HGW_VGATE_LIE_OVER_ENTERED, 100, 200 },
+		/* restated with a shown quantity above the one entered */
+		{ 0, 0, 0, HGW_OUCH_RESTATED, 5, 0, 101,
+		  HGW_VGATE_LIE_OVER_ENTERED, 100, 101 },
 		/* accepted for an order never sent */
 		{ 0, 0, 0, HGW_OUCH_ACCEPTED, 7, 0, 100,
 		  HGW_VGATE_LIE_NOT_OPEN, 0, 100 },
@@ -449,6 +460,7 @@ test_open_lies(void)
 		a.user_ref = cases[k].user_ref;
 		a.orig_user_ref = cases[k].orig;
 		a.qty = cases[k].lie_qty;
+		a.has_qty = 1;
 		memset(&l, 0xa5, sizeof(l));
 		HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
 			     cases[k].want);

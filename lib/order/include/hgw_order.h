@@ -90,12 +90,14 @@ struct hgw_ouch_answer {
 	uint32_t user_ref;      /* every type but S */
 	uint32_t orig_user_ref; /* U: the order it replaced */
 	uint32_t qty;           /* A, U: quantity; C, D: decrement; E: executed;
-				 * M: new quantity */
+				 * M: new quantity; R: Display Quantity */
 	uint16_t reason;        /* C, D, B, R: reason byte; J: 2-byte code;
 				 * A, U: order state ('L' live, 'D' dead) */
 	uint8_t type;           /* enum hgw_ouch_answer_type */
 	uint8_t side;           /* A, U, M */
 	uint8_t event_code;     /* S */
+	uint8_t has_qty;        /* R: its appendage gave a Display Quantity
+				 * (option tag 22), in qty */
 };
 
 /* Decode one OUCH 5.0 server message (msg, len bytes: the payload of a
