@@ -271,6 +271,32 @@ downstream-disconnect)
 	check_ref --late "$(rv "after the stop")"
 	check_events --unrelayed "$(dv "after it left")"
 	;;
+downstream-lie)
+	# hgw-dedup finds the contradiction (docs/venue.md "Answers that
+	# contradict what was sent"): it sends no order after it, cancels
+	# what is open, relays 'C' after the answer and exits 4; hedgewire
+	# sets its kill switch and stops with exit 40. Judged as venue-lie's
+	# runs are (tests/integration/venue_lie_check.py lie), by the
+	# simulator's journal: no Enter Order 250 ms after the lie, every
+	# order open then cancelled, the line naming the answer
+	LIECHECK="python3 $SRCDIR/tests/integration/venue_lie_check.py"
+	for kind in overfill replace-future; do
+		sim_stop
+		rm -f "$T/dstate" "$T/sim.jsonl" "$T/venue.jl"*
+		sim_start --lie "$kind" --lie-after 20
+		dd_start
+		hwd --set replay.pps=4000
+		dd_stop
+		expect_eq "$kind: hgw-dedup's exit status" "$DDRC" 4
+		grep -q "^hgw-dedup: venue contradicted: " "$T/dd.err" ||
+			fail "$kind: hgw-dedup did not name the contradiction: $(cat "$T/dd.err")"
+		expect_eq "$kind: contradictions relayed" "$(rv contradictions)" 1
+		$LIECHECK lie "$T/sim.jsonl" "$RC" "$T/err" >"$T/check" 2>&1 ||
+			fail "$kind: $(cat "$T/check")"
+		echo "  $kind: hedgewire exit $RC, hgw-dedup exit $DDRC; $(cat "$T/check")"
+		echo "    $(grep -m1 'venue contradicted:' "$T/err")"
+	done
+	;;
 *)
 	fail "unknown scenario $SCENARIO"
 	;;
