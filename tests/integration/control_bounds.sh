@@ -27,7 +27,7 @@ conf
 printf '[run]\nstop_at_end_of_session = no\nidle_timeout_ms = 0\nworkers = 2\n' \
 	>>"$T/conf.ini"
 
-# start_hw FEED: two workers (one table replica each, for live patches)
+# start_hw FEED [options]: two workers (one table replica each, for live patches)
 # on FEED, replayed at 1000 packets/s; $pid
 start_hw() {
 	rm -f "$T"/out*.pcap
@@ -36,7 +36,7 @@ start_hw() {
 		--log-level=error \
 		--vdev "net_pcap0,rx_pcap=$1,rx_pcap=$1,tx_pcap=$T/out0.pcap,tx_pcap=$T/out1.pcap" -- \
 		-c "$T/conf.ini" --set replay.pace=rate --set replay.pps=1000 \
-		>"$T/out" 2>"$T/err" &
+		"${@:2}" >"$T/out" 2>"$T/err" &
 	pid=$!
 	PIDS+=("$pid")
 }
@@ -164,15 +164,25 @@ PY
 		fail "replicas: $(grep 'NOT at\|PASSED\|LEFT' "$T/out" | head -3)"
 	;;
 full)
-	# no packet at all: the workers never reach a message, so they take
-	# no event and every patch stays waiting
-	python3 -c 'import struct, sys; sys.stdout.buffer.write(struct.pack("<IHHiIII", 0xa1b2c3d4, 2, 4, 0, 0, 65535, 1))' \
-		>"$T/empty.pcap"
+	# one packet, at which worker 1 freezes for 20 s (a worker stuck):
+	# worker 0 takes every event on the quiet feed, worker 1 none, so
+	# every patch stays waiting for it. The patches go once both have the
+	# packet (worker 0's frames; worker 1 froze taking it)
+	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 3 --instruments 4 \
+		--messages 8 --per-packet 4
+	editcap -r "$T/feed.pcap" "$T/one.pcap" 1 >/dev/null ||
+		fail "editcap: could not cut the first packet"
 	"$TABLEGEN" -q --patch "$T/patch.txt" --patch-count 4 --instruments 64 \
 		--spreads 8 --imbalances 8 --seed 9
-	start_hw "$T/empty.pcap"
+	start_hw "$T/one.pcap" --inject-stall 1,20000000,1
 	tel_open
 	tel /hgw/table | grep -q '"replicas": 2' || fail "telemetry: $(tel /hgw/table)"
+	for ((i = 0; i < 600; i++)); do
+		tel /hgw/workers | grep -q '"frames": 1' && break
+		sleep 0.05
+	done
+	tel /hgw/workers | grep -q '"frames": 1' ||
+		fail "worker 0 did not take the packet: $(tel /hgw/workers)"
 	# events 1 .. PATCHES_MAX, pipelined on a connection of its own
 	python3 "$SRCDIR/tests/integration/tel_flood.py" "$PREFIX" --pid "$pid" \
 		--patch "$T/patch.txt" --patches $PATCHES_MAX --toggles 0 \
