@@ -418,8 +418,9 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	v->floor = ref;
 	atomic_store_explicit(&v->state->last_user_ref, ref,
 			      memory_order_relaxed);
-	v->open[v->open_n++] = (struct hgw_venue_open){ ref, qty, h->key,
-							h->seq, 0, qty };
+	v->open[v->open_n++] = (struct hgw_venue_open){
+		.user_ref = ref, .qty = qty, .key = h->key, .seq = h->seq,
+		.entered = qty };
 	v->sent++;
 	s->tx.orders++;
 	t_send = rte_rdtsc();

@@ -531,8 +531,8 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	s->floor = ref;
 	atomic_store_explicit(&s->state->last_user_ref, ref,
 			      memory_order_relaxed);
-	s->open[s->open_n++] = (struct hgw_venue_open){ ref, o->quantity, 0, 0,
-							0, o->quantity };
+	s->open[s->open_n++] = (struct hgw_venue_open){
+		.user_ref = ref, .qty = o->quantity, .entered = o->quantity };
 	s->sent++;
 	s->soup.drop_fn = on_dropped;
 	s->soup.drop_arg = s;

@@ -160,11 +160,21 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 	case HGW_OUCH_MODIFIED:
 		if (o == NULL)
 			return lie(rec, a, HGW_VGATE_LIE_NOT_OPEN, 0, a->qty);
-		if (a->qty > o->entered) {
+		if (a->type == HGW_OUCH_ACCEPTED && o->accepted)
+			/* a second one would open again what filled */
+			return lie(rec, a, HGW_VGATE_LIE_ACCEPTED_AGAIN, o->qty,
+				   a->qty);
+		/* what is open can never be more than entered less filled
+		 * (filled <= entered: an overfill is a kill) */
+		if (a->qty > o->entered - o->filled) {
+			uint64_t ours = o->entered - o->filled;
+
 			o->qty = a->qty;
-			return lie(rec, a, HGW_VGATE_LIE_OVER_ENTERED,
-				   o->entered, a->qty);
+			return lie(rec, a, HGW_VGATE_LIE_OVER_ENTERED, ours,
+				   a->qty);
 		}
+		if (a->type == HGW_OUCH_ACCEPTED)
+			o->accepted = 1;
 		/* accepted dead: canceled at once, no Canceled follows */
 		o->qty = a->type == HGW_OUCH_ACCEPTED &&
 			 a->reason == 'D' ? 0 : a->qty;
@@ -188,6 +198,7 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 				   a->qty);
 		}
 		o->qty -= a->qty;
+		o->filled += a->qty;
 		break;
 	case HGW_OUCH_CANCELED:
 		if (o == NULL)

@@ -431,6 +431,9 @@ test_open_lies(void)
 		/* restated with a shown quantity above the one entered */
 		{ 0, 0, 0, HGW_OUCH_RESTATED, 5, 0, 101,
 		  HGW_VGATE_LIE_OVER_ENTERED, 100, 101 },
+		/* modified to more than entered less filled (100 - 60) */
+		{ HGW_OUCH_EXECUTED, 0, 60, HGW_OUCH_MODIFIED, 5, 0, 41,
+		  HGW_VGATE_LIE_OVER_ENTERED, 40, 41 },
 		/* accepted for an order never sent */
 		{ 0, 0, 0, HGW_OUCH_ACCEPTED, 7, 0, 100,
 		  HGW_VGATE_LIE_NOT_OPEN, 0, 100 },
@@ -473,6 +476,26 @@ test_open_lies(void)
 		/* the other order is untouched */
 		HGW_CHECK_EQ(open[1].qty, 100);
 	}
+	/* accepted, 60 filled, accepted again for 100 (which would open
+	 * again what filled): a lie, named with what is open */
+	open[0] = (struct hgw_venue_open){ .user_ref = 5, .qty = 100,
+					   .entered = 100 };
+	memset(&a, 0, sizeof(a));
+	a.user_ref = 5;
+	a.type = HGW_OUCH_ACCEPTED;
+	a.qty = 100;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
+	a.type = HGW_OUCH_EXECUTED;
+	a.qty = 60;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
+	a.type = HGW_OUCH_ACCEPTED;
+	a.qty = 100;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(open, n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_ACCEPTED_AGAIN);
+	HGW_CHECK_EQ(l.ours, 40);
+	HGW_CHECK_EQ(l.theirs, 100);
 	/* an earlier run's order (at or below the floor this run started
 	 * from) is not checked; a Replaced always is */
 	open[0] = (struct hgw_venue_open){ .user_ref = 5, .qty = 100,

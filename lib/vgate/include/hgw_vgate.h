@@ -102,6 +102,8 @@ struct hgw_venue_open {
 	uint64_t key, seq;              /* its trigger */
 	uint32_t cancel_sent;           /* a kill's Cancel Order went */
 	uint32_t entered;               /* the quantity of the Enter Order */
+	uint32_t filled;                /* executed so far */
+	uint32_t accepted;              /* its Accepted came */
 };
 
 /* The open order with user_ref in open[0..n) (sorted by UserRefNum:
@@ -145,7 +147,8 @@ struct hgw_soup;
 	X(NONE, "none")                                                      \
 	X(NOT_OPEN, "for an order that is not open (never sent, or closed)") \
 	X(OVERFILL, "executes more than is open")                            \
-	X(OVER_ENTERED, "holds more than was entered")                       \
+	X(OVER_ENTERED, "holds more than was entered (less what filled)")    \
+	X(ACCEPTED_AGAIN, "accepts an order accepted already")               \
 	X(REPLACED, "replaces an order, and hedgewire sends no Replace Order")
 enum hgw_vgate_lie {
 #define HGW_VGATE_X(c, s) HGW_VGATE_LIE_##c,
