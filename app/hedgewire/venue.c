@@ -348,7 +348,8 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	struct hgw_venue_open *o;
 
 	if (len != ORDER_SOUP_LEN || pkt[3] != 'O')
-		return;         /* a cancel: sent again after the next login */
+		return;         /* a cancel: after a contradiction, sent again
+				 * after the next login (hgw_venue_poll) */
 	o = hgw_vgate_open_find(v->open, v->open_n, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
 		      (uint32_t)pkt[6] << 8 | pkt[7]);
 	if (o == NULL)
@@ -420,7 +421,7 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 			      memory_order_relaxed);
 	v->open[v->open_n++] = (struct hgw_venue_open){
 		.user_ref = ref, .qty = qty, .key = h->key, .seq = h->seq,
-		.entered = qty };
+		.entered = qty, .login = (uint32_t)v->soup.st.logins };
 	v->sent++;
 	s->tx.orders++;
 	t_send = rte_rdtsc();
@@ -464,9 +465,12 @@ unsent:
 static void
 cancel_run(struct hgw_venue *v, uint64_t now)
 {
+	/* with cancel_on_disconnect, what went before this login the venue
+	 * cancelled when that connection dropped */
 	if (hgw_vgate_cancel_run(&v->soup, v->open, v->open_n,
-				 &v->cancel_next, venue_ns(v, now),
-				 &v->cancels_sent))
+				 &v->cancel_next, v->cancel_on_disconnect ?
+				 (uint32_t)v->soup.st.logins : 0,
+				 venue_ns(v, now), &v->cancels_sent))
 		v->cancel_pending = 0;
 }
 
@@ -576,15 +580,16 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	atomic_store_explicit(&v->shared.ended,
 			      v->soup.state == HGW_SOUP_ENDED,
 			      memory_order_relaxed);
-	if (v->cancel_pending && hgw_soup_up(&v->soup)) {
-		if (v->cancel_on_disconnect && v->soup.st.lost_up != 0 &&
-		    v->soup.st.logins > 1) {
-			/* the venue cancelled everything at the drop */
-			v->cancel_pending = 0;
-		} else {
-			cancel_run(v, now);
-		}
+	if (unlikely(v->lies != 0) && v->soup.st.logins != v->lie_logins) {
+		/* a login after a contradiction: every order still open is
+		 * cancelled again (cancels written before a drop may never
+		 * have reached the venue) */
+		v->lie_logins = v->soup.st.logins;
+		v->cancel_next = 0;
+		v->cancel_pending = 1;
 	}
+	if (v->cancel_pending && hgw_soup_up(&v->soup))
+		cancel_run(v, now);
 }
 
 void

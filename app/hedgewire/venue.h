@@ -111,6 +111,7 @@ struct hgw_venue {
 	 * every order is refused (HGW_VENUE_UNSENT_CONTRADICTED) */
 	uint64_t lies;
 	int lie_swept;                  /* the cancels for the first went */
+	uint64_t lie_logins;            /* the login they were last sent in */
 	uint64_t reads_held;             /* polls without a read: ring short */
 	uint64_t held_since;             /* TSC the current hold began; 0 */
 	uint64_t held_max;               /* the longest hold, TSC */

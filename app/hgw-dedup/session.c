@@ -81,6 +81,7 @@ struct dsess {
 	uint64_t lies;
 	struct hgw_vgate_lie_rec lie;
 	int lie_swept;                  /* the cancels for the first went */
+	uint64_t lie_logins;            /* the login they were last sent in */
 	uint64_t commands_bad, commands_gap;
 	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
 	 * port is polled no more (session.h, dsess_leave) */
@@ -344,7 +345,8 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	struct hgw_ouch_order o;
 
 	if (len != ORDER_SOUP_LEN || pkt[2] != 'U' || pkt[3] != 'O')
-		return;         /* a cancel: sent again after the next login */
+		return;         /* a cancel: after a contradiction, sent again
+				 * after the next login (dsess_poll) */
 	op = hgw_vgate_open_find(s->open, s->open_n,
 				 (uint32_t)hgw_vgate_get_be(pkt + 4, 4));
 	if (op == NULL)
@@ -532,7 +534,8 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	atomic_store_explicit(&s->state->last_user_ref, ref,
 			      memory_order_relaxed);
 	s->open[s->open_n++] = (struct hgw_venue_open){
-		.user_ref = ref, .qty = o->quantity, .entered = o->quantity };
+		.user_ref = ref, .qty = o->quantity, .entered = o->quantity,
+		.login = (uint32_t)s->soup.st.logins };
 	s->sent++;
 	s->soup.drop_fn = on_dropped;
 	s->soup.drop_arg = s;
@@ -562,8 +565,12 @@ unsent:
 static void
 cancel_run(struct dsess *s)
 {
+	/* with cancel_on_disconnect, what went before this login the venue
+	 * cancelled when that connection dropped */
 	if (hgw_vgate_cancel_run(&s->soup, s->open, s->open_n, &s->cancel_next,
-				 now_ns(s), &s->cancels_sent))
+				 s->cancel_on_disconnect ?
+				 (uint32_t)s->soup.st.logins : 0, now_ns(s),
+				 &s->cancels_sent))
 		s->cancel_pending = 0;
 }
 
@@ -801,13 +808,16 @@ dsess_poll(struct dsess *s)
 			relay(s, 'O', f, sizeof(f));
 		}
 	}
-	if (s->cancel_pending && hgw_soup_up(&s->soup)) {
-		if (s->cancel_on_disconnect && s->soup.st.lost_up != 0 &&
-		    s->soup.st.logins > 1)
-			s->cancel_pending = 0;  /* the venue did it */
-		else
-			cancel_run(s);
+	if (unlikely(s->lies != 0) && s->soup.st.logins != s->lie_logins) {
+		/* a login after a contradiction: every order still open is
+		 * cancelled again (cancels written before a drop may never
+		 * have reached the venue) */
+		s->lie_logins = s->soup.st.logins;
+		s->cancel_next = 0;
+		s->cancel_pending = 1;
 	}
+	if (s->cancel_pending && hgw_soup_up(&s->soup))
+		cancel_run(s);
 }
 
 int

@@ -228,14 +228,14 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 
 int
 hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
-		     uint32_t n, uint32_t *next, uint64_t now_ns,
-		     uint64_t *sent)
+		     uint32_t n, uint32_t *next, uint32_t cod_login,
+		     uint64_t now_ns, uint64_t *sent)
 {
 	while (*next < n) {
 		struct hgw_venue_open *o = &open[*next];
 		uint8_t x[HGW_OUCH_CANCEL_ORDER_LEN];
 
-		if (o->qty != 0) {
+		if (o->qty != 0 && o->login >= cod_login) {
 			hgw_ouch_cancel_order(x, o->user_ref, 0);
 			if (hgw_soup_send(s, x, sizeof(x), now_ns) != 0)
 				return 0;       /* full or down: later */

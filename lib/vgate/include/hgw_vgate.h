@@ -104,6 +104,7 @@ struct hgw_venue_open {
 	uint32_t entered;               /* the quantity of the Enter Order */
 	uint32_t filled;                /* executed so far */
 	uint32_t accepted;              /* its Accepted came */
+	uint32_t login;                 /* sent in the session's login N */
 };
 
 /* The open order with user_ref in open[0..n) (sorted by UserRefNum:
@@ -187,10 +188,13 @@ uint32_t hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 
 /* A kill: send a Cancel Order (quantity 0) for every open order from
  * open[*next] on, while the session takes them (*next moves on; counted
- * in *sent). 1 when all went, 0 when some wait for room or a login. */
+ * in *sent), but those sent before login cod_login (0: none), which the
+ * venue cancelled itself when that connection dropped
+ * (cancel_on_disconnect). 1 when all went, 0 when some wait for room or
+ * a login. */
 int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
-			 uint32_t n, uint32_t *next, uint64_t now_ns,
-			 uint64_t *sent);
+			 uint32_t n, uint32_t *next, uint32_t cod_login,
+			 uint64_t now_ns, uint64_t *sent);
 
 /* ---- downstream relay (docs/venue.md "Venue session", "Downstream mode") -------
  * One relay message per UDP datagram, in either direction on the link
