@@ -1685,6 +1685,16 @@ hgw_ctl_kill_op(int set, struct hgw_kill_answer *a)
 
 	memset(a, 0, sizeof(*a));
 	pthread_mutex_lock(&ctl.lock);
+	/* the control lcore's own loop: never held up here. On already
+	 * is read back (no event, no sweep); off waits for no recall */
+	if (set == 1 && ctl.kill)
+		set = -1;
+	if (set == 0 && !recall_step()) {
+		snprintf(a->err, sizeof(a->err), "kept on: its recall has not "
+			 "ended yet (ask again)");
+		rc = -1;
+		set = -2;
+	}
 	if (set >= 0)
 		rc = kill_post(&e, a->err, sizeof(a->err));
 	a->kill = ctl.kill;

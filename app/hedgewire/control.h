@@ -103,8 +103,10 @@ uint32_t hgw_ctl_kills(void);
 /* The operator socket (opsock.c), control lcore only: the kill switch as
  * /hgw/risk/kill does it. set < 0 reads it; 0 or 1 sets it for every
  * replica at one position (the same kill_post as the telemetry command).
- * Returns 0 with a->kill (the switch now) and, when set, the event and
- * its position (session: printable, "-" before the first message); or -1
+ * Never waits: ,1 with the switch on already is a read (a->event 0),
+ * and ,0 before the last kill's recall has ended is refused. Returns 0
+ * with a->kill (the switch now) and, when set, the event and its
+ * position (session: printable, "-" before the first message); or -1
  * with a->err saying why nothing was set. */
 struct hgw_kill_answer {
 	uint32_t kill;

@@ -149,7 +149,8 @@ run_cmd(const char *cmd, char *out, size_t len)
 	if (hgw_ctl_kill_op(set, &a) != 0) {
 		json_str(s2, sizeof(s2), a.err);
 		snprintf(out, len, "{\"" KILL_CMD "\":{\"error\":%s}}", s2);
-	} else if (set < 0) {
+	} else if (set < 0 || a.event == 0) {
+		/* read, or on already (nothing posted) */
 		snprintf(out, len, "{\"" KILL_CMD "\":{\"kill\":%u,"
 			 "\"contradictions\":%" PRIu64 "}}", a.kill,
 			 a.contradictions);

@@ -640,6 +640,10 @@ void
 hgw_venue_ctl_take(const struct hgw_venue_msg *m)
 {
 	journal_line(m);
+	if (m->ok && m->lie.lie != HGW_VGATE_LIE_NONE && ctl_closed)
+		/* after the replicas stopped: no kill to set, but the run
+		 * still says so, and its exit status */
+		hgw_ctl_contradicted(&m->lie);
 	if (ctl_closed)
 		return;
 	if (!m->ok) {
