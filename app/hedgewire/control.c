@@ -1354,7 +1354,9 @@ hgw_ctl_lie_describe(const struct hgw_vgate_lie_rec *l, char *buf,
 	snprintf(buf, len, "%s '%c' (venue seq %" PRIu64 ", UserRefNum %"
 		 PRIu32 ") %s: hedgewire holds %" PRIu64 " shares open, the "
 		 "venue's answer says %" PRIu64, hgw_ouch_answer_name(l->type),
-		 l->type, l->seq, l->user_ref, hgw_vgate_lie_name(l->lie),
+		 /* from hgw-dedup's 'C' too: any byte */
+		 l->type > 0x20 && l->type < 0x7f ? l->type : '?', l->seq,
+		 l->user_ref, hgw_vgate_lie_name(l->lie),
 		 l->ours, l->theirs);
 }
 

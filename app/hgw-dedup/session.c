@@ -636,10 +636,12 @@ take_hello(struct dsess *s, const uint8_t *frame, uint8_t kind,
 	for (uint32_t i = 0; i < s->back_n; i++) {
 		struct rte_mbuf *b = s->back[(s->back_head + i) % BACKLOG];
 
-		hgw_relay_retag(rte_pktmbuf_mtod(b, uint8_t *) +
-				HGW_UDP_TX_HDR_LEN,
-				rte_pktmbuf_data_len(b) - HGW_UDP_TX_HDR_LEN,
-				&s->key_out);
+		uint8_t *f = rte_pktmbuf_mtod(b, uint8_t *);
+		size_t plen = rte_pktmbuf_data_len(b) - HGW_UDP_TX_HDR_LEN;
+
+		hgw_relay_retag(f + HGW_UDP_TX_HDR_LEN, plen, &s->key_out);
+		/* and the UDP checksum over the new tag */
+		hgw_udp_tx_frame(&s->udp, f, plen);
 	}
 	s->keyed = 1;
 	back_flush(s);
@@ -768,9 +770,13 @@ dsess_poll(struct dsess *s)
 	if (now < s->next_poll)
 		return;
 	s->next_poll = now + s->poll_tsc;
+	/* read only with room in the backlog for what one read relays;
+	 * without it the session's timers still run (heartbeats, the
+	 * dead-server check, the cancels owed) */
 	if (BACKLOG - s->back_n < READ_ROOM)
-		return;
-	hgw_soup_poll(&s->soup, now_ns(s), on_message, s);
+		hgw_soup_poll_timers(&s->soup, now_ns(s));
+	else
+		hgw_soup_poll(&s->soup, now_ns(s), on_message, s);
 	if (unlikely(s->lies != 0) && !s->lie_swept) {
 		/* outside the read: the cancels go on the same socket */
 		s->lie_swept = 1;
