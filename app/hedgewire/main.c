@@ -448,6 +448,8 @@ main(int argc, char **argv)
 		die("cannot launch the TX lcore %u", app.txl_lcore);
 	if (app.venue != NULL)
 		hgw_venue_wait_up(app.venue, conf->venue_dead_ms);
+	if (app.trade)
+		hgw_relay_wait_keyed(conf->venue_dead_ms);
 	for (uint32_t i = 0; i < conf->workers; i++)
 		if (rte_eal_remote_launch(hgw_worker_main, app.w[i],
 					  app.w[i]->lcore) != 0)

@@ -36,7 +36,9 @@ static struct {
 	 * where the run's keys stand (docs/venue.md "Downstream mode") */
 	struct hgw_relay_key login_in, login_out;
 	uint8_t nh[HGW_RELAY_NONCE];
-	int hello_sent, keyed;
+	int keyed;
+	uint64_t hello_next;            /* TSC: resent until keyed */
+	uint64_t hellos_sent;
 	uint64_t before_key, hello_bad;
 	uint64_t rseq_out;              /* last one sent ('K') */
 	uint64_t venue_seq;             /* last venue message relayed */
@@ -366,7 +368,27 @@ hello_send(void)
 		rte_pktmbuf_free(m);
 		return;
 	}
-	r.hello_sent = 1;
+	r.hellos_sent++;
+}
+
+void
+hgw_relay_wait_keyed(uint32_t ms)
+{
+	if (!r.on)
+		return;
+	for (uint32_t i = 0; i < ms && !r.keyed; i++) {
+		hgw_relay_poll(0);      /* our hello, and its answer */
+		if (!r.keyed)
+			rte_delay_us_sleep(1000);
+	}
+	if (r.keyed)
+		return;
+	/* nothing hgw-dedup relays can be taken: answers, unsent orders,
+	 * a lost session would all be missed */
+	printf("venue: downstream: the relay's keys were not agreed in %u ms "
+	       "(hellos sent %" PRIu64 ", no answer); trading starts with the "
+	       "kill switch on\n", ms, r.hellos_sent);
+	lost("the relay's keys were not agreed (no answer to our hello)");
 }
 
 /* The kill switch went on: tell hgw-dedup (retried until the queue
@@ -394,8 +416,13 @@ hgw_relay_poll(int close)
 
 	if (!r.on)
 		return;
-	if (!r.hello_sent)
+	if (!r.keyed && rte_get_timer_cycles() >= r.hello_next) {
+		/* until answered (a hello or its answer may be lost, or
+		 * hgw-dedup not there yet): every 10 ms */
 		hello_send();
+		r.hello_next = rte_get_timer_cycles() +
+			       rte_get_timer_hz() / 100;
+	}
 	if (!close) {
 		r.kills_seen = hgw_ctl_kills();
 		if (r.keyed)
@@ -478,8 +505,8 @@ hgw_relay_report(FILE *out)
 		PRIu64 ", repeats dropped %" PRIu64 "; kills sent %" PRIu64
 		" (retries %" PRIu64 "), session-lost kills %" PRIu64
 		"; contradictions %" PRIu64 ", earlier orders open %" PRIu64
-		"; keys agreed %s (hellos refused %" PRIu64 ", datagrams "
-		"before the keys %" PRIu64 ")"
+		"; keys agreed %s (hellos sent %" PRIu64 ", answers refused %"
+		PRIu64 ", datagrams before the keys %" PRIu64 ")"
 		"; hgw-dedup left the link: %s\n",
 		r.frames - r.other, r.other, r.seqd, r.venue_seq, r.unsent,
 		r.unsent_unknown, r.unsent_failed, r.unsent_late, r.lost,
@@ -487,7 +514,7 @@ hgw_relay_report(FILE *out)
 		r.bad, r.venue_gaps, r.dups,
 		r.kills_out, r.tx_retries, r.lost_kills,
 		r.contradictions, r.earlier_open, r.keyed ? "yes" : "no",
-		r.hello_bad, r.before_key, r.dedup_left ? "yes" : "no");
+		r.hellos_sent, r.hello_bad, r.before_key, r.dedup_left ? "yes" : "no");
 	hgw_venue_ctl_report(out, 1);
 	return r.unsent_failed + r.unsent_unknown;
 }

@@ -32,6 +32,11 @@ void hgw_relay_init(const struct hgw_config *c);
  * journal only). */
 void hgw_relay_poll(int close);
 
+/* Main lcore, before the workers start: our hello until hgw-dedup
+ * answers, at most ms ([venue] dead_ms); without an answer the kill
+ * switch goes on (said in one line): nothing it relays could be taken. */
+void hgw_relay_wait_keyed(uint32_t ms);
+
 /* After the join and the last relay reads, before the port closes: a
  * 'B' to hgw-dedup, which answers with 'b', its last datagram, and polls
  * the link no more; then 100 ms for that tx_burst to return. DPDK

@@ -69,7 +69,11 @@ struct dsess {
 	 * "Downstream mode"); until then the backlog waits */
 	struct hgw_relay_key login_in, login_out;
 	int keyed;
-	uint64_t hello_bad, before_key;
+	uint8_t hello_answer[2 * HGW_RELAY_NONCE];      /* our 'h' */
+	uint64_t hello_bad, hello_again, before_key;
+	/* orders of an earlier run may be open at the venue: no order goes
+	 * until hedgewire's kill switch is on ('K' after our 'O') */
+	int earlier_hold, earlier_told;
 	uint32_t back_head, back_n;
 	struct rte_mbuf *back[BACKLOG];
 	/* counters */
@@ -289,6 +293,7 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	if (s->state == NULL)
 		die("--state-file: %s", err);
 	s->floor0 = s->floor;
+	s->earlier_hold = s->floor0 != 0 && !o->cancel_on_disconnect;
 	/* a restart asks for the message after the last one relayed */
 	if (hgw_soup_init(&s->soup, &sc,
 			  atomic_load_explicit(&s->state->done_seq,
@@ -492,6 +497,15 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 		why = HGW_VGATE_UNSENT_CONTRADICTED;
 		goto unsent;
 	}
+	if (unlikely(!s->keyed)) {
+		/* nothing of the venue's could reach hedgewire yet */
+		why = HGW_VGATE_UNSENT_NOT_KEYED;
+		goto unsent;
+	}
+	if (unlikely(s->earlier_hold)) {
+		why = HGW_VGATE_UNSENT_EARLIER_OPEN;
+		goto unsent;
+	}
 	if (!hgw_soup_up(&s->soup)) {
 		why = HGW_VGATE_UNSENT_DOWN;
 		goto unsent;
@@ -597,20 +611,32 @@ take_hello(struct dsess *s, const uint8_t *frame, uint8_t kind,
 	const uint64_t end = rte_rdtsc() + s->hz;
 	struct rte_mbuf *m = NULL;
 
-	if (s->keyed || kind != 'H' || nn != HGW_RELAY_NONCE) {
-		/* one per run: a second (an earlier run's, replayed) is
-		 * never adopted */
+	if (kind != 'H' || nn != HGW_RELAY_NONCE ||
+	    (s->keyed && memcmp(nonces, s->hello_answer,
+				HGW_RELAY_NONCE) != 0)) {
+		/* one run per hgw-dedup run: another nonce (an earlier
+		 * run's hello, replayed) is never adopted */
 		s->hello_bad++;
 		return;
 	}
-	learn_udp(s, frame);
-	memcpy(n2, nonces, HGW_RELAY_NONCE);
-	if (getrandom(n2 + HGW_RELAY_NONCE, HGW_RELAY_NONCE, 0) !=
-	    HGW_RELAY_NONCE)
-		die("cannot draw the relay's nonce: %s", strerror(errno));
-	hgw_relay_key_run(&s->rx.key, &s->login_in, n2, n2 + HGW_RELAY_NONCE);
-	hgw_relay_key_run(&s->key_out, &s->login_out, n2,
-			  n2 + HGW_RELAY_NONCE);
+	if (s->keyed) {
+		/* hedgewire's hello again (our answer was lost, or crossed
+		 * it): the same answer, the keys as they are */
+		s->hello_again++;
+		memcpy(n2, s->hello_answer, sizeof(n2));
+	} else {
+		learn_udp(s, frame);
+		memcpy(n2, nonces, HGW_RELAY_NONCE);
+		if (getrandom(n2 + HGW_RELAY_NONCE, HGW_RELAY_NONCE, 0) !=
+		    HGW_RELAY_NONCE)
+			die("cannot draw the relay's nonce: %s",
+			    strerror(errno));
+		memcpy(s->hello_answer, n2, sizeof(n2));
+		hgw_relay_key_run(&s->rx.key, &s->login_in, n2,
+				  n2 + HGW_RELAY_NONCE);
+		hgw_relay_key_run(&s->key_out, &s->login_out, n2,
+				  n2 + HGW_RELAY_NONCE);
+	}
 	while (m == NULL && rte_rdtsc() < end) {
 		uint8_t *f;
 		size_t len;
@@ -629,10 +655,11 @@ take_hello(struct dsess *s, const uint8_t *frame, uint8_t kind,
 		}
 	}
 	if (m == NULL)
-		/* hedgewire never gets the keys: it reports them not
-		 * agreed, and nothing of ours is taken */
+		/* hedgewire asks again (its hello is resent until keyed) */
 		fprintf(stderr, PROG ": venue relay: the answer to "
 			"hedgewire's hello could not be sent in 1 s\n");
+	if (s->keyed)
+		return;
 	for (uint32_t i = 0; i < s->back_n; i++) {
 		struct rte_mbuf *b = s->back[(s->back_head + i) % BACKLOG];
 
@@ -692,6 +719,10 @@ dsess_command(struct dsess *s, const uint8_t *frame, uint32_t len)
 	}
 	/* hedgewire's kill switch went on: cancel every open order */
 	kill_sweep(s);
+	if (s->earlier_told)
+		/* on after our 'O': the replicas decide nothing until an
+		 * operator clears it */
+		s->earlier_hold = 0;
 	return 1;
 }
 
@@ -812,6 +843,7 @@ dsess_poll(struct dsess *s)
 			 * has checked them */
 			hgw_vgate_be(f, s->floor0, 8);
 			relay(s, 'O', f, sizeof(f));
+			s->earlier_told = 1;
 		}
 	}
 	if (unlikely(s->lies != 0) && s->soup.st.logins != s->lie_logins) {
@@ -924,8 +956,10 @@ dsess_report(struct dsess *s, FILE *out)
 		for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
 			dropped += s->rx.drops[i];
 		fprintf(out, "venue: relay keys agreed %s (hellos refused %"
-			PRIu64 ", datagrams before the keys %" PRIu64 ")\n",
-			s->keyed ? "yes" : "no", s->hello_bad, s->before_key);
+			PRIu64 ", answered again %" PRIu64 ", datagrams "
+			"before the keys %" PRIu64 ")\n",
+			s->keyed ? "yes" : "no", s->hello_bad, s->hello_again,
+			s->before_key);
 		fprintf(out, "venue: relay datagrams dropped %" PRIu64, dropped);
 		for (uint32_t i = 0; i < HGW_RELAY_DROP_MAX; i++)
 			fprintf(out, "%s%s %" PRIu64, i == 0 ? " (" : ", ",

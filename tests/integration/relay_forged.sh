@@ -129,7 +129,7 @@ expect_eq "hedgewire: dropped, in all" "$(drops "$T/out" "dropped")" 6
 # the earlier run's answer to its hello, replayed: refused, the run's
 # keys stay this run's
 expect_eq "hedgewire: keys agreed" "$(grep -o 'keys agreed [a-z]*' "$T/out" | head -1)" "keys agreed yes"
-expect_eq "hedgewire: hellos refused" "$(rv "hellos refused")" 1
+expect_eq "hedgewire: answers to a hello refused" "$(rv "answers refused")" 1
 # ... and nothing of them taken: the forged 'u' took no order back, the
 # 2^64-1 did not shadow the honest numbers (no gap, no repeat dropped,
 # every answer relayed reached the replicas)

@@ -243,7 +243,9 @@ int hgw_vgate_cancel_run(struct hgw_soup *s, struct hgw_venue_open *open,
 	X(OUT_FULL, "session output buffer full")                            \
 	X(OPEN_FULL, "open-order table full")                                \
 	X(DROPPED, "not wholly written when the session dropped")            \
-	X(CONTRADICTED, "a venue answer contradicted what was sent")
+	X(CONTRADICTED, "a venue answer contradicted what was sent")        \
+	X(NOT_KEYED, "the relay's keys not agreed yet")                      \
+	X(EARLIER_OPEN, "orders of an earlier run may be open (no kill yet)")
 
 enum hgw_vgate_unsent {
 #define HGW_VGATE_X(c, s) HGW_VGATE_UNSENT_##c,
