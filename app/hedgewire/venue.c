@@ -209,6 +209,8 @@ hgw_venue_init(const struct hgw_config *c)
 		die("cannot create the venue answer ring: %s",
 		    rte_strerror(rte_errno));
 	v->cancel_on_disconnect = (int)c->venue_cancel_on_disconnect;
+	v->earlier_open = hgw_vgate_state_start(v->state, v->floor0,
+						v->cancel_on_disconnect);
 	v->cap_total = c->venue_max_ops;
 	v->cap_symbol = c->venue_max_ops_symbol;
 	if (v->cap_total != 0) {
@@ -261,14 +263,16 @@ hgw_venue_init(const struct hgw_config *c)
 void
 hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
 {
-	if (v->floor0 != 0 && !v->cancel_on_disconnect) {
+	if (v->earlier_open) {
 		/* this run starts flat, and the venue keeps what earlier
 		 * runs left open: its fills would be a position no replica
 		 * counts */
 		printf("venue: orders of an earlier run today (UserRefNum up "
-		       "to %" PRIu64 ") may still be open at the venue "
-		       "(cancel_on_disconnect = no); trading starts with the "
-		       "kill switch on\n", v->floor0);
+		       "to %" PRIu64 ") may still be open at the venue (%s); "
+		       "trading starts with the kill switch on\n", v->floor0,
+		       v->cancel_on_disconnect ?
+		       "it stopped with orders open" :
+		       "cancel_on_disconnect = no");
 		hgw_ctl_kill("orders of an earlier run today may still be "
 			     "open at the venue: check them there, then "
 			     "clear the kill switch");
@@ -614,6 +618,7 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 		hgw_venue_poll(v, t);
 	hgw_soup_stop(&v->soup, venue_ns(v, rte_rdtsc()));
 	atomic_store_explicit(&v->shared.up, 0, memory_order_relaxed);
+	hgw_vgate_state_end(v->state, v->open, v->open_n);
 }
 
 /* ---- control lcore ------------------------------------------------------ */

@@ -85,6 +85,7 @@ struct hgw_venue {
 	struct hgw_venue_state *state;  /* mapped state_file */
 	uint64_t floor;                 /* UserRefNums <= this are refused */
 	uint64_t floor0;                /* the floor at start: earlier runs' */
+	int earlier_open;               /* their orders may still be open */
 	/* wall-clock caps (0: off): the send TSC of the last cap orders */
 	uint32_t cap_total, cap_symbol;
 	uint32_t total_head, total_n;

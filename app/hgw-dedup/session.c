@@ -293,7 +293,8 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	if (s->state == NULL)
 		die("--state-file: %s", err);
 	s->floor0 = s->floor;
-	s->earlier_hold = s->floor0 != 0 && !o->cancel_on_disconnect;
+	s->earlier_hold = hgw_vgate_state_start(s->state, s->floor0,
+						o->cancel_on_disconnect);
 	/* a restart asks for the message after the last one relayed */
 	if (hgw_soup_init(&s->soup, &sc,
 			  atomic_load_explicit(&s->state->done_seq,
@@ -833,8 +834,7 @@ dsess_poll(struct dsess *s)
 		s->logins_seen = s->soup.st.logins;
 		hgw_vgate_be(b, s->logins_seen, 4);
 		relay(s, 'A', b, sizeof(b));
-		if (s->logins_seen == 1 && s->floor0 != 0 &&
-		    !s->cancel_on_disconnect) {
+		if (s->logins_seen == 1 && s->earlier_hold) {
 			uint8_t f[8];
 
 			/* orders of an earlier run today may still be open
@@ -907,6 +907,7 @@ dsess_stop(struct dsess *s)
 	while (s->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		dsess_poll(s);
 	hgw_soup_stop(&s->soup, now_ns(s));
+	hgw_vgate_state_end(s->state, s->open, s->open_n);
 	/* what the venue said last reaches hedgewire (while it reads) */
 	back_drain(s);
 }

@@ -103,6 +103,29 @@ hgw_vgate_state_map(const char *path, uint64_t *floor, char *err,
 	return st;
 }
 
+int
+hgw_vgate_state_start(struct hgw_venue_state *st, uint64_t floor0, int cod)
+{
+	int open = floor0 != 0 &&
+		   (st->ended_clean ? st->open_at_end != 0 : !cod);
+
+	st->ended_clean = 0;
+	st->open_at_end = 0;
+	return open;
+}
+
+void
+hgw_vgate_state_end(struct hgw_venue_state *st,
+		    const struct hgw_venue_open *open, uint32_t n)
+{
+	uint32_t k = 0;
+
+	for (uint32_t i = 0; i < n; i++)
+		k += open[i].qty != 0;
+	st->open_at_end = k;
+	st->ended_clean = 1;
+}
+
 void
 hgw_vgate_state_unmap(struct hgw_venue_state *st)
 {

@@ -258,6 +258,26 @@ replay)
 	check_ref
 	check_events --unkills "$(driver_events /hgw/risk/kill,0)"
 	;;
+restart-logout)
+	# a clean stop (Logout) with orders still open, then a restart on
+	# the same state file with cancel_on_disconnect = yes: the Logout
+	# cancelled nothing, so the restart must not trade until an
+	# operator clears the kill switch
+	sim_start --fill-pct 30 --cancel-on-disconnect
+	hw --set venue.cancel_on_disconnect=yes
+	[ "$RC" = 0 ] || fail "first run: exit $RC: $(cat "$T/err")"
+	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
+	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
+	[ "$first" -gt 0 ] || fail "the first run sent nothing"
+	hw --set venue.cancel_on_disconnect=yes
+	[ "$RC" = 0 ] || fail "restart: exit $RC: $(cat "$T/err")"
+	grep -q "^venue: orders of an earlier run today (UserRefNum up to [1-9][0-9]*) may still be open at the venue (it stopped with orders open)" "$T/out" ||
+		fail "the restart did not say the earlier orders may be open: $(grep '^venue' "$T/out")"
+	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+	all=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
+	expect_eq "orders the venue received from the restart" $((all - first)) 0
+	echo "  first run sent $first and stopped with orders open; the restart traded nothing"
+	;;
 restart | restart-open)
 	# SIGKILL in the middle, then a restart on the same state file: no
 	# UserRefNum twice, none going back, no ClOrdID twice at the venue.

@@ -537,6 +537,24 @@ test_state_floor(void)
 	st = hgw_vgate_state_map(path, &floor, err, sizeof(err));
 	HGW_CHECK(st != NULL);
 	HGW_CHECK_EQ(floor, 1234);
+	if (st != NULL) {
+		struct hgw_venue_open op[2] = { { .user_ref = 7, .qty = 5 },
+						{ .user_ref = 8, .qty = 0 } };
+
+		/* nothing sent earlier today: nothing may be open */
+		HGW_CHECK_EQ(hgw_vgate_state_start(st, 0, 0), 0);
+		/* a run that never stopped cleanly: open unless the venue
+		 * cancelled on the disconnect */
+		HGW_CHECK_EQ(hgw_vgate_state_start(st, 1234, 0), 1);
+		HGW_CHECK_EQ(hgw_vgate_state_start(st, 1234, 1), 0);
+		/* a clean stop (Logout) with one order open: open whatever
+		 * cancel_on_disconnect says; with none open: none */
+		hgw_vgate_state_end(st, op, 2);
+		HGW_CHECK_EQ(hgw_vgate_state_start(st, 1234, 1), 1);
+		op[0].qty = 0;
+		hgw_vgate_state_end(st, op, 2);
+		HGW_CHECK_EQ(hgw_vgate_state_start(st, 1234, 0), 0);
+	}
 	hgw_vgate_state_unmap(st);
 	/* not a state file: refused, naming it */
 	HGW_CHECK(truncate(path, 100) == 0);

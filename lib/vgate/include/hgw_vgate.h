@@ -38,6 +38,11 @@ struct hgw_venue_state {
 	 * asks for the one after it. One writer, relaxed. */
 	_Atomic uint64_t done_seq;
 	uint64_t orders;                /* orders sent today (informative) */
+	/* How the run before ended: 1 when it stopped cleanly (its Logout
+	 * done), with open_at_end orders still open by its table; 0 when
+	 * it did not (a crash, a SIGKILL: the run is cleared at start). */
+	uint32_t ended_clean;
+	uint32_t open_at_end;
 };
 
 /* Map (creating, or resetting on a new day) the state file at path; the
@@ -46,6 +51,21 @@ struct hgw_venue_state {
 struct hgw_venue_state *hgw_vgate_state_map(const char *path, uint64_t *floor,
 					    char *err, size_t errlen);
 void hgw_vgate_state_unmap(struct hgw_venue_state *st);
+
+/* At start, once: whether orders of an earlier run today may still be
+ * open at the venue, where they may fill while this run starts flat:
+ * some were sent (floor0, the floor mapped) and the last run either
+ * stopped cleanly with some open (a Logout cancels nothing), or did not
+ * stop cleanly and the venue does not cancel on disconnect (cod 0).
+ * Then marks this run as not ended cleanly. */
+int hgw_vgate_state_start(struct hgw_venue_state *st, uint64_t floor0,
+			  int cod);
+
+struct hgw_venue_open;
+/* At a clean stop, after the Logout: the orders open[0..n) still holds
+ * open, for the next run's hgw_vgate_state_start. */
+void hgw_vgate_state_end(struct hgw_venue_state *st,
+			 const struct hgw_venue_open *open, uint32_t n);
 
 /* Sliding window: an order may go at now when fewer than cap went in
  * the last second (hz ticks), i.e. the cap-th last one is at least a
