@@ -89,6 +89,29 @@ check_bbo() {
 	echo "  best bid/ask of $(wc -l <"$T/bbo.want") instruments match the generator"
 }
 
+# venue_feed MESSAGES: the venue tests' feed ($T/feed.pcap, MESSAGES ITCH
+# messages) and table ($T/table.tbl), and the first sections of their
+# configuration in $T/conf.ini ([book], [table], [risk]); the caller
+# appends [run], [venue] and the rest
+venue_feed() {
+	"$FEEDGEN" -q -o "$T/feed.pcap" --seed 31 --instruments 40 \
+		--messages "$1" --per-packet 4 --heartbeats 50
+	"$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 \
+		--imbalances 8 --seed 5 --fill 0.1
+	cat >"$T/conf.ini" <<EOF
+[book]
+instruments = 256
+orders = 262144
+[table]
+file = $T/table.tbl
+[risk]
+max_position = 100000000
+max_orders_instrument = 20
+max_orders_total = 200
+window_ms = 50
+EOF
+}
+
 # conf EXTRA-LINES: a complete trading configuration in $T/conf.ini (table
 # $T/table.tbl, journal $T/journal.pcap); EXTRA-LINES ("[section]" then
 # "key = value" lines) override keys of it.

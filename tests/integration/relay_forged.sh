@@ -22,21 +22,8 @@ MEMIF="socket=$SOCK,socket-abstract=no"
 [ -f "$SIM" ] || { echo "SKIP: no $SIM"; exit 77; }
 [ -x "${HGW_DEDUP:-}" ] || { echo "SKIP: no hgw-dedup (HGW_DEDUP)"; exit 77; }
 
-"$FEEDGEN" -q -o "$T/feed.pcap" --seed 31 --instruments 40 \
-	--messages 60000 --per-packet 4 --heartbeats 50
-"$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 --imbalances 8 \
-	--seed 5 --fill 0.1
-cat >"$T/conf.ini" <<EOF
-[book]
-instruments = 256
-orders = 262144
-[table]
-file = $T/table.tbl
-[risk]
-max_position = 100000000
-max_orders_instrument = 20
-max_orders_total = 200
-window_ms = 50
+venue_feed 60000
+cat >>"$T/conf.ini" <<EOF
 [run]
 workers = 2
 dedup = downstream

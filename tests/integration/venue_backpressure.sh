@@ -36,21 +36,8 @@ for l in open(sys.argv[1]):
         print(r[sys.argv[2]]); break' "$T/sim.jsonl" "$1"
 }
 
-"$FEEDGEN" -q -o "$T/feed.pcap" --seed 31 --instruments 40 \
-	--messages 20000 --per-packet 4 --heartbeats 50
-"$TABLEGEN" -q -o "$T/table.tbl" --instruments 64 --spreads 8 --imbalances 8 \
-	--seed 5 --fill 0.1
-cat >"$T/conf.ini" <<EOF
-[book]
-instruments = 256
-orders = 262144
-[table]
-file = $T/table.tbl
-[risk]
-max_position = 100000000
-max_orders_instrument = 20
-max_orders_total = 200
-window_ms = 50
+venue_feed 20000
+cat >>"$T/conf.ini" <<EOF
 [run]
 workers = 2
 dedup = tx-lcore
