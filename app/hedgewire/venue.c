@@ -562,6 +562,7 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	if (unlikely(v->lies != 0) && !v->lie_swept) {
 		/* outside the read: the cancels go on the same socket */
 		v->lie_swept = 1;
+		v->lie_logins = v->soup.st.logins;
 		hgw_venue_kill(v, t);
 	}
 	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=

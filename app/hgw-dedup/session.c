@@ -812,6 +812,7 @@ dsess_poll(struct dsess *s)
 	if (unlikely(s->lies != 0) && !s->lie_swept) {
 		/* outside the read: the cancels go on the same socket */
 		s->lie_swept = 1;
+		s->lie_logins = s->soup.st.logins;
 		kill_sweep(s);
 	}
 	lost = s->soup.st.lost_up + (s->soup.state == HGW_SOUP_ENDED);
