@@ -509,8 +509,8 @@ main(int argc, char **argv)
 	/* stopping the ports flushes what net_pcap wrote. A memif input is
 	 * left open: DPDK 22.11's memif tears its side down on the EAL
 	 * interrupt thread once the peer has gone, and a close while that
-	 * runs crashed the thread (a segfault in librte_eal at exit, about
-	 * one run in twenty under load); the process exit frees it */
+	 * runs crashed the thread (a segfault in librte_eal at exit, now
+	 * and then under load); the process exit frees it */
 	if (!port_is_memif(o.in)) {
 		rte_eth_dev_stop(o.in);
 		rte_eth_dev_close(o.in);
