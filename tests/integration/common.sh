@@ -89,6 +89,23 @@ check_bbo() {
 	echo "  best bid/ask of $(wc -l <"$T/bbo.want") instruments match the generator"
 }
 
+# sim_start [simulator options]: a simulator on a free port ($PORT), its
+# journal in $T/sim.jsonl (appended over restarts of hedgewire)
+sim_start() {
+	rm -f "$T/port"
+	python3 "${SIM:-$SRCDIR/scripts/venue_sim.py}" --listen 127.0.0.1:0 --user U --password P --session S \
+		--journal "$T/sim.jsonl" --ready-file "$T/port" "$@" \
+		>"$T/sim.out" 2>&1 &
+	SIMPID=$!
+	PIDS+=("$SIMPID")
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$T/port" ] && break
+		kill -0 "$SIMPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
+}
+
 # venue_feed MESSAGES: the venue tests' feed ($T/feed.pcap, MESSAGES ITCH
 # messages) and table ($T/table.tbl), and the first sections of their
 # configuration in $T/conf.ini ([book], [table], [risk]); the caller

@@ -59,18 +59,8 @@ chmod 0600 "$T/conf.ini"	# it holds the venue password
 
 # the simulator: heartbeats every 100 ms, drops a client silent for 1 s;
 # the burst on our first heartbeat after the orders (the feed is over)
-python3 "$SIM" --listen 127.0.0.1:0 --user U --password P --session S \
-	--journal "$T/sim.jsonl" --ready-file "$T/port" --fill-pct 30 \
-	--heartbeat-ms 100 --dead-ms $DEAD_MS --burst-on-heartbeat $N \
-	>"$T/sim.out" 2>&1 &
-SIMPID=$!
-PIDS+=("$SIMPID")
-for ((i = 0; i < 600; i++)); do
-	[ -s "$T/port" ] && break
-	kill -0 "$SIMPID" 2>/dev/null || break
-	sleep 0.05
-done
-PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
+sim_start --fill-pct 30 --heartbeat-ms 100 --dead-ms $DEAD_MS \
+	--burst-on-heartbeat $N
 
 # shellcheck disable=SC2086
 "$HEDGEWIRE" --lcores=0@0,1@1,2@0,3@1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \

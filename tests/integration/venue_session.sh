@@ -15,23 +15,6 @@ CHECK="python3 $SRCDIR/tests/integration/venue_check.py"
 # part of the tree: missing is a broken checkout, not a reason to skip
 [ -f "$SIM" ] || fail "no $SIM"
 
-# sim_start [simulator options]: a simulator on a free port ($PORT), its
-# journal in $T/sim.jsonl (appended over restarts of hedgewire)
-sim_start() {
-	rm -f "$T/port"
-	python3 "$SIM" --listen 127.0.0.1:0 --user U --password P --session S \
-		--journal "$T/sim.jsonl" --ready-file "$T/port" "$@" \
-		>"$T/sim.out" 2>&1 &
-	SIMPID=$!
-	PIDS+=("$SIMPID")
-	for ((i = 0; i < 600; i++)); do
-		[ -s "$T/port" ] && break
-		kill -0 "$SIMPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
-}
-
 sim_stop() {
 	[ -n "$SIMPID" ] || return 0
 	kill "$SIMPID" 2>/dev/null || true
