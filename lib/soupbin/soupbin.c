@@ -180,6 +180,111 @@ parse_seq(const uint8_t *p, size_t n, uint64_t *out)
 	return 0;
 }
 
+/* The kernel's TCP. */
+static int
+k_open(void *ctx, uint32_t ip, uint16_t port, int busy_poll_us, int *h,
+       uint64_t *busy_poll_failed)
+{
+	struct sockaddr_in a;
+	int one = 1, fd;
+
+	(void)ctx;
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return HGW_SOUP_IO_ERR;
+	*h = fd;
+	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (busy_poll_us > 0 &&
+	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &busy_poll_us,
+		       sizeof(busy_poll_us)) != 0)
+		(*busy_poll_failed)++;
+	memset(&a, 0, sizeof(a));
+	a.sin_family = AF_INET;
+	a.sin_port = htons(port);
+	a.sin_addr.s_addr = htonl(ip);
+	if (connect(fd, (const struct sockaddr *)&a, sizeof(a)) == 0)
+		return 1;
+	return errno == EINPROGRESS ? 0 : HGW_SOUP_IO_ERR;
+}
+
+static int
+k_connected(void *ctx, int h)
+{
+	struct pollfd p = { .fd = h, .events = POLLOUT };
+	int err = 0;
+	socklen_t l = sizeof(err);
+
+	(void)ctx;
+	if (poll(&p, 1, 0) <= 0)
+		return 0;
+	if (getsockopt(h, SOL_SOCKET, SO_ERROR, &err, &l) != 0 || err != 0)
+		return HGW_SOUP_IO_ERR;
+	return 1;
+}
+
+static long
+k_send(void *ctx, int h, const uint8_t *p, size_t n)
+{
+	(void)ctx;
+	for (;;) {
+		ssize_t k = send(h, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k >= 0)
+			return (long)k;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
+			HGW_SOUP_IO_ERR;
+	}
+}
+
+static long
+k_recv(void *ctx, int h, uint8_t *p, size_t n)
+{
+	(void)ctx;
+	for (;;) {
+		ssize_t k = recv(h, p, n, MSG_DONTWAIT);
+
+		if (k > 0)
+			return (long)k;
+		if (k == 0)
+			return HGW_SOUP_IO_EOF;
+		if (errno == EINTR)
+			continue;
+		return errno == EAGAIN || errno == EWOULDBLOCK ? 0 :
+			HGW_SOUP_IO_ERR;
+	}
+}
+
+static int
+k_waiting(void *ctx, int h)
+{
+	uint8_t b;
+
+	(void)ctx;
+	return recv(h, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+}
+
+static void
+k_shutdown(void *ctx, int h)
+{
+	(void)ctx;
+	(void)shutdown(h, SHUT_WR);
+}
+
+static void
+k_close(void *ctx, int h)
+{
+	(void)ctx;
+	close(h);
+}
+
+const struct hgw_soup_io hgw_soup_kernel_io = {
+	.open = k_open, .connected = k_connected, .send = k_send,
+	.recv = k_recv, .waiting = k_waiting, .shutdown = k_shutdown,
+	.close = k_close,
+};
+
 int
 hgw_soup_init(struct hgw_soup *s, const struct hgw_soup_cfg *cfg,
 	      uint64_t next_seq)
@@ -192,6 +297,7 @@ hgw_soup_init(struct hgw_soup *s, const struct hgw_soup_cfg *cfg,
 		return -1;
 	}
 	s->cfg = *cfg;
+	s->io = cfg->io != NULL ? cfg->io : &hgw_soup_kernel_io;
 	s->out = malloc(cfg->out_bytes);
 	if (s->out == NULL)
 		return -1;
@@ -205,7 +311,7 @@ void
 hgw_soup_fini(struct hgw_soup *s)
 {
 	if (s->fd >= 0)
-		close(s->fd);
+		s->io->close(s->cfg.io_ctx, s->fd);
 	s->fd = -1;
 	free(s->out);
 	s->out = NULL;
@@ -226,17 +332,14 @@ static int
 out_flush(struct hgw_soup *s)
 {
 	while (s->out_len != 0) {
-		ssize_t k = send(s->fd, s->out + s->out_head, s->out_len,
-				 MSG_NOSIGNAL | MSG_DONTWAIT);
+		long k = s->io->send(s->cfg.io_ctx, s->fd,
+				     s->out + s->out_head, s->out_len);
 
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			if (errno == EAGAIN || errno == EWOULDBLOCK) {
-				s->st.partial_writes++;
-				return 0;
-			}
+		if (k < 0)
 			return -1;
+		if (k == 0) {
+			s->st.partial_writes++;
+			return 0;
 		}
 		s->st.bytes_out += (uint64_t)k;
 		s->out_head += (uint32_t)k;
@@ -307,7 +410,7 @@ lose(struct hgw_soup *s, enum hgw_soup_loss why, uint64_t now_ns)
 	s->out_head = s->out_len = s->out_pkt = 0;
 	s->in_len = 0;
 	if (s->fd >= 0)
-		close(s->fd);
+		s->io->close(s->cfg.io_ctx, s->fd);
 	s->fd = -1;
 	if (why == HGW_SOUP_LOSS_CONNECT) {
 		s->st.connect_failed++;
@@ -357,33 +460,20 @@ hgw_soup_attach(struct hgw_soup *s, int fd, uint64_t now_ns)
 static void
 do_connect(struct hgw_soup *s, uint64_t now_ns)
 {
-	struct sockaddr_in a;
-	int one = 1, fd;
+	int h = -1, r;
 
 	s->st.connects++;
-	fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	if (fd < 0) {
-		lose(s, HGW_SOUP_LOSS_CONNECT, now_ns);
-		return;
-	}
-	s->fd = fd;
-	(void)setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	if (s->cfg.busy_poll_us > 0 &&
-	    setsockopt(fd, SOL_SOCKET, SO_BUSY_POLL, &s->cfg.busy_poll_us,
-		       sizeof(s->cfg.busy_poll_us)) != 0)
-		s->st.busy_poll_failed++;
-	memset(&a, 0, sizeof(a));
-	a.sin_family = AF_INET;
-	a.sin_port = htons(s->cfg.port);
-	a.sin_addr.s_addr = htonl(s->cfg.ip);
 	s->connect_ns = now_ns;
 	s->in_len = 0;
-	if (connect(fd, (const struct sockaddr *)&a, sizeof(a)) == 0) {
-		send_login(s, now_ns);
+	r = s->io->open(s->cfg.io_ctx, s->cfg.ip, s->cfg.port,
+			s->cfg.busy_poll_us, &h, &s->st.busy_poll_failed);
+	s->fd = h;
+	if (r < 0) {
+		lose(s, HGW_SOUP_LOSS_CONNECT, now_ns);
 		return;
 	}
-	if (errno != EINPROGRESS) {
-		lose(s, HGW_SOUP_LOSS_CONNECT, now_ns);
+	if (r > 0) {
+		send_login(s, now_ns);
 		return;
 	}
 	s->state = HGW_SOUP_CONNECTING;
@@ -392,17 +482,14 @@ do_connect(struct hgw_soup *s, uint64_t now_ns)
 static void
 check_connect(struct hgw_soup *s, uint64_t now_ns)
 {
-	struct pollfd p = { .fd = s->fd, .events = POLLOUT };
-	int err = 0;
-	socklen_t l = sizeof(err);
+	int r = s->io->connected(s->cfg.io_ctx, s->fd);
 
-	if (poll(&p, 1, 0) <= 0) {
+	if (r == 0) {
 		if (now_ns - s->connect_ns >= s->cfg.dead_ns)
 			lose(s, HGW_SOUP_LOSS_CONNECT, now_ns);
 		return;
 	}
-	if (getsockopt(s->fd, SOL_SOCKET, SO_ERROR, &err, &l) != 0 ||
-	    err != 0) {
+	if (r < 0) {
 		lose(s, HGW_SOUP_LOSS_CONNECT, now_ns);
 		return;
 	}
@@ -516,27 +603,25 @@ do_read(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn, void *arg)
 	int fd = s->fd, eof = 0;
 
 	for (;;) {
-		ssize_t k;
+		long k;
 
 		if (s->in_len == sizeof(s->in))
 			break;
-		k = recv(fd, s->in + s->in_len, sizeof(s->in) - s->in_len,
-			 MSG_DONTWAIT);
+		k = s->io->recv(s->cfg.io_ctx, fd, s->in + s->in_len,
+				sizeof(s->in) - s->in_len);
 		if (k > 0) {
 			s->in_len += (uint32_t)k;
 			s->st.bytes_in += (uint64_t)k;
 			s->last_recv_ns = now_ns;
 			continue;
 		}
-		if (k == 0) {
+		if (k == 0)
+			break;
+		if (k == HGW_SOUP_IO_EOF) {
 			/* parse what came before the close first */
 			eof = 1;
 			break;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			break;
 		lose(s, HGW_SOUP_LOSS_IO, now_ns);
 		return 0;
 	}
@@ -571,9 +656,7 @@ do_read(struct hgw_soup *s, uint64_t now_ns, hgw_soup_msg_fn fn, void *arg)
 static int
 in_waiting(const struct hgw_soup *s)
 {
-	uint8_t b;
-
-	return recv(s->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT) > 0;
+	return s->io->waiting(s->cfg.io_ctx, s->fd);
 }
 
 /* hgw_soup_poll and hgw_soup_poll_timers: read = 0 leaves the input in
@@ -705,7 +788,7 @@ hgw_soup_logout(struct hgw_soup *s, uint64_t now_ns)
 		hgw_soup_stop(s, now_ns);
 		return;
 	}
-	(void)shutdown(s->fd, SHUT_WR);
+	s->io->shutdown(s->cfg.io_ctx, s->fd);
 	s->state = HGW_SOUP_CLOSING;
 	s->last_recv_ns = now_ns;
 }
@@ -726,7 +809,7 @@ hgw_soup_stop(struct hgw_soup *s, uint64_t now_ns)
 	}
 	if (s->state == HGW_SOUP_IDLE || s->state == HGW_SOUP_ENDED) {
 		if (s->fd >= 0)
-			close(s->fd);
+			s->io->close(s->cfg.io_ctx, s->fd);
 		s->fd = -1;
 		s->state = HGW_SOUP_IDLE;
 		return;

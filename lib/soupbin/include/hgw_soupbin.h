@@ -12,9 +12,13 @@
  * the socket takes; a full buffer refuses (counted), it never grows.
  *
  * Time is passed in by the caller (ns, any monotonic origin), so tests
- * drive it deterministically. No allocation after hgw_soup_init(); the
- * only system calls are socket, connect, poll (connect completion),
- * setsockopt, send, recv and close. DPDK-free.
+ * drive it deterministically. No allocation after hgw_soup_init().
+ *
+ * The byte stream under it is a transport (struct hgw_soup_io): by
+ * default a kernel TCP socket, whose only system calls are socket,
+ * connect, poll (connect completion), setsockopt, send, recv and close;
+ * or another TCP, such as hedgewire's own on a DPDK port (lib/tcp), which
+ * makes none. DPDK-free.
  */
 #ifndef HGW_SOUPBIN_H
 #define HGW_SOUPBIN_H
@@ -67,6 +71,36 @@ enum hgw_soup_loss {
 /* A loss reason, for people. */
 const char *hgw_soup_loss_name(uint32_t why);
 
+/* A transport: one TCP connection at a time, named by a handle >= 0 that
+ * open() gives and close() ends. Every call returns at once. */
+#define HGW_SOUP_IO_EOF  (-1)   /* recv: the server closed its side */
+#define HGW_SOUP_IO_ERR  (-2)   /* any call: the connection failed */
+struct hgw_soup_io {
+	/* Start connecting to ip:port (host byte order): 1 connected now,
+	 * 0 in progress (*h set either way), HGW_SOUP_IO_ERR. */
+	int (*open)(void *ctx, uint32_t ip, uint16_t port, int busy_poll_us,
+		    int *h, uint64_t *busy_poll_failed);
+	/* An open in progress: 1 connected, 0 not yet, HGW_SOUP_IO_ERR. */
+	int (*connected)(void *ctx, int h);
+	/* Write at most n bytes: how many were taken (0: none now), or
+	 * HGW_SOUP_IO_ERR. */
+	long (*send)(void *ctx, int h, const uint8_t *p, size_t n);
+	/* Read at most n bytes: how many (0: none now), HGW_SOUP_IO_EOF
+	 * when the server closed and everything was read, or
+	 * HGW_SOUP_IO_ERR. */
+	long (*recv)(void *ctx, int h, uint8_t *p, size_t n);
+	/* 1 when bytes wait unread. */
+	int (*waiting)(void *ctx, int h);
+	/* Send a FIN after what was written (our side is done). */
+	void (*shutdown)(void *ctx, int h);
+	/* Let the connection go (a FIN or a reset, as the transport does at
+	 * a close); h is not used again. */
+	void (*close)(void *ctx, int h);
+};
+
+/* The default transport: a kernel TCP socket (ctx unused). */
+extern const struct hgw_soup_io hgw_soup_kernel_io;
+
 struct hgw_soup_cfg {
 	uint32_t ip;                    /* IPv4, host byte order */
 	uint16_t port;
@@ -78,6 +112,8 @@ struct hgw_soup_cfg {
 	uint64_t reconnect_ns;          /* first back-off; doubles to 16x */
 	uint32_t out_bytes;             /* output buffer (bytes; >= 64) */
 	int busy_poll_us;               /* SO_BUSY_POLL (0: not set) */
+	const struct hgw_soup_io *io;   /* NULL: hgw_soup_kernel_io */
+	void *io_ctx;
 };
 
 struct hgw_soup_stats {
@@ -122,7 +158,8 @@ struct hgw_soup {
 	struct hgw_soup_cfg cfg;
 	hgw_soup_drop_fn drop_fn;       /* NULL: dropped packets only counted */
 	void *drop_arg;
-	int fd;
+	const struct hgw_soup_io *io;
+	int fd;                         /* the transport's handle, or -1 */
 	enum hgw_soup_state state;
 	uint32_t last_loss;             /* enum hgw_soup_loss */
 	uint64_t next_seq;              /* next sequenced message expected */
@@ -151,8 +188,8 @@ void hgw_soup_fini(struct hgw_soup *s);
 /* Connect at the next poll (IDLE -> BACKOFF with the retry due now). */
 void hgw_soup_start(struct hgw_soup *s, uint64_t now_ns);
 
-/* Take an already connected socket (tests: a socketpair) and send the
- * Login Request on it. */
+/* Take an already connected handle of the transport (tests: a socketpair
+ * with the kernel's) and send the Login Request on it. */
 void hgw_soup_attach(struct hgw_soup *s, int fd, uint64_t now_ns);
 
 /* Do what is due at now_ns: connect, read and parse (fn for each
