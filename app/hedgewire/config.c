@@ -53,6 +53,11 @@ static const char *const rx_modes[] = {
 	[HGW_RX_FLOW_MIRROR] = "flow-mirror",
 };
 
+static const char *const venue_stacks[] = {
+	[HGW_VENUE_STACK_KERNEL] = "kernel",
+	[HGW_VENUE_STACK_DPDK] = "dpdk",
+};
+
 static const char *const rx_ts_modes[] = {
 	[HGW_RX_TS_TSC] = "tsc",
 	[HGW_RX_TS_NIC] = "nic",
@@ -195,6 +200,9 @@ static const struct key keys[] = {
 	K("venue", "cancel_on_disconnect", KEY_BOOL, venue_cancel_on_disconnect,
 	  0, 1, "no"),
 	KS("venue", "journal", KEY_STR, venue_journal, ""),
+	KE("venue", "stack",  venue_stack, venue_stacks, "kernel"),
+	KS("venue", "address", KEY_STR, venue_address, ""),
+	K("venue", "gateway", KEY_IPV4, venue_gateway, 0, 0, "0.0.0.0"),
 };
 
 static const struct key *

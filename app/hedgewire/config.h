@@ -39,6 +39,11 @@ enum hgw_rx_mode {
 };
 
 /* Where a burst's arrival time comes from (unpaced). */
+enum hgw_venue_stack {
+	HGW_VENUE_STACK_KERNEL,   /* a kernel TCP socket */
+	HGW_VENUE_STACK_DPDK,     /* lib/tcp on [order] port */
+};
+
 enum hgw_rx_ts {
 	HGW_RX_TS_TSC,       /* the TSC when rx_burst returned */
 	HGW_RX_TS_NIC,       /* the NIC's RX timestamp, on the TSC timeline */
@@ -147,6 +152,9 @@ struct hgw_config {
 	uint32_t venue_max_ops_symbol; /* ... per instrument (0: no cap) */
 	uint32_t venue_cancel_on_disconnect;
 	char venue_journal[256];  /* the venue's messages; empty: none */
+	uint32_t venue_stack;     /* HGW_VENUE_STACK_* */
+	char venue_address[32];   /* stack = dpdk: ours, "IP/PREFIX" */
+	uint32_t venue_gateway;   /* stack = dpdk: next hop off the subnet */
 };
 
 /* [buffers] poison in bytes (0: off). */

@@ -166,8 +166,11 @@ app_ports_setup(struct hgw_app *a)
 	} else {
 		port_start(c->rx_port, nrx, 0, c->rx_desc, pool, offl,
 			   "[rx] port");
-		port_start(c->tx_port, 0, ntx, c->rx_desc, pool, 0,
-			   "[order] port");
+		/* [venue] stack = dpdk: the venue's segments, ARP and pings
+		 * come back on RX queue 0, the TX lcore's */
+		port_start(c->tx_port, hgw_config_venue(c) &&
+			   c->venue_stack == HGW_VENUE_STACK_DPDK ? 1 : 0,
+			   ntx, c->rx_desc, pool, 0, "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)
 		flow_mirror(c);

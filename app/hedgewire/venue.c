@@ -13,6 +13,7 @@
 
 #include <rte_cycles.h>
 #include <rte_errno.h>
+#include <rte_ethdev.h>
 #include <rte_log.h>
 #include <rte_malloc.h>
 #include <rte_mbuf.h>
@@ -22,6 +23,7 @@
 #include "worker.h"
 
 #include "hgw_cli.h"
+#include "hgw_tcp.h"
 
 #define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
 
@@ -106,6 +108,55 @@ journal_open(const char *path)
 	    path);
 }
 
+/* [venue] address = IP/PREFIX: 0, or -1 (not one). */
+static int
+address_parse(const char *s, uint32_t *ip, uint32_t *mask)
+{
+	char buf[sizeof(((struct hgw_config *)0)->venue_address)];
+	const char *slash = strchr(s, '/');
+	struct in_addr a;
+	unsigned long pfx;
+	char *end;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf) ||
+	    slash[1] < '0' || slash[1] > '9')
+		return -1;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	errno = 0;
+	pfx = strtoul(slash + 1, &end, 10);
+	if (inet_pton(AF_INET, buf, &a) != 1 || errno != 0 || *end != '\0' ||
+	    pfx < 1 || pfx > 32)
+		return -1;
+	*ip = ntohl(a.s_addr);
+	*mask = pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx);
+	return 0;
+}
+
+/* stack = dpdk: what the TCP on [order] port needs. */
+static void
+check_dpdk_stack(const struct hgw_config *c)
+{
+	uint32_t ip, mask;
+
+	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
+		die("[venue] stack = dpdk with [run] dedup = downstream: "
+		    "hgw-dedup's session is a kernel socket (use tx-lcore, or "
+		    "stack = kernel)");
+	if (c->tx_port == c->rx_port)
+		die("[venue] stack = dpdk needs [order] port apart from [rx] "
+		    "port (%u): the venue's segments come back on the order "
+		    "port's RX queue", c->rx_port);
+	if (address_parse(c->venue_address, &ip, &mask) != 0)
+		die("bad value for [venue] address: '%s' (expected IP/PREFIX, "
+		    "our address on [order] port, with stack = dpdk)",
+		    c->venue_address);
+	if (c->venue_gateway != 0 &&
+	    (c->venue_gateway & mask) != (ip & mask))
+		die("bad value for [venue] gateway: not on [venue] address's "
+		    "subnet (%s)", c->venue_address);
+}
+
 void
 hgw_venue_check(const struct hgw_config *c)
 {
@@ -124,6 +175,8 @@ hgw_venue_check(const struct hgw_config *c)
 	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
 		die("bad value for [venue] host: '%s' (expected an IPv4 "
 		    "address)", c->venue_host);
+	if (c->venue_stack == HGW_VENUE_STACK_DPDK)
+		check_dpdk_stack(c);
 	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM) {
 		/* hgw-dedup owns the session (its options); hedgewire reads
 		 * the relay on the order port's own RX queue */
@@ -160,6 +213,38 @@ hgw_venue_check(const struct hgw_config *c)
 		    c->venue_session);
 }
 
+/* stack = dpdk: the session's TCP on [order] port's RX and TX queue 0,
+ * the TX lcore's. */
+static void
+tcp_init(struct hgw_venue *v, const struct hgw_config *c,
+	 struct hgw_soup_cfg *sc)
+{
+	struct hgw_tcp_cfg tc;
+	struct rte_ether_addr mac;
+
+	memset(&tc, 0, sizeof(tc));
+	tc.port = c->tx_port;
+	tc.rxq = 0;
+	tc.txq = 0;
+	if (address_parse(c->venue_address, &tc.ip, &tc.mask) != 0)
+		die("bad value for [venue] address: '%s'", c->venue_address);
+	tc.gateway = c->venue_gateway;
+	if (rte_eth_macaddr_get(c->tx_port, &mac) != 0)
+		die("[venue] stack = dpdk: [order] port %u has no MAC address",
+		    c->tx_port);
+	memcpy(tc.mac, mac.addr_bytes, sizeof(tc.mac));
+	tc.snd_buf = 1 << 20;
+	tc.rcv_buf = 1 << 18;
+	tc.keepalive_ms = 10000;
+	tc.hz = rte_get_tsc_hz();
+	v->tcp = hgw_tcp_create(&tc);
+	if (v->tcp == NULL)
+		die("[venue] stack = dpdk: cannot set up the TCP on [order] "
+		    "port %u: %s", c->tx_port, rte_strerror(rte_errno));
+	sc->io = &hgw_tcp_soup_io;
+	sc->io_ctx = v->tcp;
+}
+
 struct hgw_venue *
 hgw_venue_init(const struct hgw_config *c)
 {
@@ -191,6 +276,8 @@ hgw_venue_init(const struct hgw_config *c)
 	sc.reconnect_ns = (uint64_t)c->venue_reconnect_ms * 1000000;
 	sc.out_bytes = 1 << 16;
 	sc.busy_poll_us = 50;
+	if (c->venue_stack == HGW_VENUE_STACK_DPDK)
+		tcp_init(v, c, &sc);
 	v->state = state_map(c->venue_state_file, &v->floor);
 	v->floor0 = v->floor;
 	/* the next message not seen today: 1 on a new day; after a restart,
@@ -536,6 +623,8 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	uint64_t now = rte_rdtsc();
 
+	if (v->tcp != NULL)
+		hgw_tcp_poll(v->tcp, now);
 	if (v->back_n != 0)
 		back_drain(v, t);
 	if (now < v->next_poll)
@@ -748,6 +837,38 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 	}
 }
 
+static void
+tcp_report(const struct hgw_tcp *tcp, FILE *out)
+{
+	const struct hgw_tcp_stats *ts = hgw_tcp_stats(tcp);
+
+	fprintf(out, "venue: tcp (dpdk) opens %" PRIu64 ", segments sent %"
+		PRIu64 " (%" PRIu64 " bytes), retransmitted bytes %" PRIu64
+		" (timeouts %" PRIu64 ", fast %" PRIu64 "), duplicate acks %"
+		PRIu64 ", received bytes %" PRIu64 ", out of order %" PRIu64
+		", duplicate %" PRIu64 ", bad %" PRIu64 ", zero-window probes %"
+		PRIu64 ", keepalives %" PRIu64 ", challenge acks %" PRIu64
+		", resets sent %" PRIu64 " received %" PRIu64 ", tx refused %"
+		PRIu64 ", no mbuf %" PRIu64 ", srtt %" PRIu64 " us, state %s\n",
+		ts->opens, ts->tx_segs, ts->tx_bytes, ts->rexmit_bytes,
+		ts->rto, ts->fast_rexmit, ts->dupacks, ts->rx_bytes,
+		ts->rx_ooo, ts->rx_dup, ts->rx_bad, ts->zero_window_probes,
+		ts->keepalives, ts->challenge_acks, ts->rst_sent,
+		ts->rst_rcvd, ts->tx_full, ts->no_mbuf, ts->srtt_us,
+		hgw_tcp_state(tcp) == HGW_TCP_FAILED ?
+		hgw_tcp_why_name(hgw_tcp_failure(tcp)) : "not failed");
+	fprintf(out, "venue: tcp (dpdk) arp requests %" PRIu64 ", replies %"
+		PRIu64 ", ping replies %" PRIu64 ", frames received %" PRIu64
+		" (tcp %" PRIu64 ", arp %" PRIu64 ", icmp %" PRIu64
+		", other %" PRIu64 ")\n", ts->arp_requests, ts->arp_replies,
+		ts->icmp_echo, ts->rx_frames, ts->rx_tcp, ts->rx_arp,
+		ts->rx_icmp, ts->rx_other);
+	for (int i = 1; i < HGW_TCP_WHY_N; i++)
+		if (ts->fails[i] != 0)
+			fprintf(out, "venue: tcp (dpdk) connection failed (%s) %"
+				PRIu64 "\n", hgw_tcp_why_name(i), ts->fails[i]);
+}
+
 uint64_t
 hgw_venue_report(struct hgw_venue *v, FILE *out)
 {
@@ -800,8 +921,12 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		" shares), session-lost kills %" PRIu64 "\n", v->kills,
 		v->cancels_sent, v->venue_cancelled, v->venue_cancelled_qty,
 		ctl_lost_calls);
+	if (v->tcp != NULL)
+		tcp_report(v->tcp, out);
 	hgw_hist_print(&v->send_lat, out, "venue_send",
 		       1e9 / (double)rte_get_tsc_hz(),
+		       v->tcp != NULL ?
+		       "ns, dedup dequeue to the segment's tx_burst, per order" :
 		       "ns, dedup dequeue to send() returned, per order");
 	return v->answers_lost + v->unsent_lost;
 }
@@ -816,6 +941,7 @@ hgw_venue_fini(struct hgw_venue *v)
 	journal = NULL;
 	hgw_vgate_state_unmap(v->state);
 	hgw_soup_fini(&v->soup);
+	hgw_tcp_free(v->tcp);
 	rte_ring_free(v->answers);
 	rte_free(v->total_times);
 	rte_free(v->syms);

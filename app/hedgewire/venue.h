@@ -29,6 +29,7 @@
 #include "hgw_vgate.h"
 
 struct hgw_txlcore;
+struct hgw_tcp;
 struct hgw_handoff;
 
 /* Why an order that passed dedup did not go to the venue. */
@@ -75,6 +76,7 @@ struct hgw_venue {
 	/* TX lcore only from here (the control lcore reads the counters
 	 * after the join). */
 	struct hgw_soup soup;
+	struct hgw_tcp *tcp;            /* [venue] stack = dpdk; else NULL */
 	struct rte_ring *answers;       /* struct hgw_venue_msg, SP/SC */
 	uint64_t tsc0, epoch_ns0;       /* TSC at init, and the time then */
 	double ns_per_tsc;
