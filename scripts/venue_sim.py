@@ -32,6 +32,7 @@ import json
 import os
 import random
 import signal
+import socket
 import struct
 import sys
 import time
@@ -255,8 +256,9 @@ class Order:
 
 
 class Journal:
-    def __init__(self, path):
-        self.f = open(path, 'w', encoding='ascii') if path else None
+    def __init__(self, path, append=False):
+        self.f = open(path, 'a' if append else 'w', encoding='ascii') \
+            if path else None
 
     def write(self, **rec):
         if self.f is None:
@@ -377,6 +379,34 @@ class Conn:
                              event='drop', reason=reason)
         self.close(reason)
 
+    def reset(self, reason):
+        """--reset-after: the connection ends with a TCP RST (SO_LINGER
+        0), what was unsent discarded."""
+        sock = self.w.get_extra_info('socket')
+        if sock is not None:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                            struct.pack('ii', 1, 0))
+        self.v.journal.write(dir='event', conn=self.cid, peer=self.peer,
+                             event='reset', reason=reason)
+        self.closed = True
+        self.reason = reason
+        self.w.transport.abort()
+
+    def stall(self, ms):
+        """--stall-after: stop reading the socket for ms (its receive
+        buffer fills and TCP announces a zero window), then read on."""
+        self.v.journal.write(dir='event', conn=self.cid, peer=self.peer,
+                             event='stall', ms=ms)
+        self.w.transport.pause_reading()
+        asyncio.get_running_loop().call_later(
+            ms / 1000.0, self.unstall)
+
+    def unstall(self):
+        if not self.closed:
+            self.v.journal.write(dir='event', conn=self.cid, peer=self.peer,
+                                 event='unstall')
+            self.w.transport.resume_reading()
+
     def packet(self, ptype, payload):
         v = self.v
         t = ptype.decode('latin-1')
@@ -429,7 +459,13 @@ class Conn:
 class Venue:
     def __init__(self, args):
         self.args = args
-        self.journal = Journal(args.journal)
+        restore = args.restore and args.journal and \
+            os.path.exists(args.journal)
+        records = []
+        if restore:
+            with open(args.journal, encoding='ascii') as f:
+                records = [json.loads(line) for line in f if line.strip()]
+        self.journal = Journal(args.journal, append=restore)
         self.stats = Stats()
         self.session = args.session
         self.msgs = []              # sequenced messages; seq = index + 1
@@ -454,6 +490,45 @@ class Venue:
         self.entered = {}           # UserRefNum -> quantity, every Enter Order
         self.hostile = Hostile(self, args) \
             if args.lie or args.fuzz is not None else None
+        if restore:
+            self.restore(records)
+
+    def restore(self, records):
+        """--restore: the session as the journal left it, as a venue keeps
+        its session over a restart of its process. The clients' OUCH
+        messages are applied again in the order they came, nothing is
+        sent; the sequenced messages must come out as the journal has
+        them (a cancel-on-disconnect is not in the journal: not
+        restorable)."""
+        want = {}
+        for r in records:
+            if r.get('dir') == 'out' and r.get('type') == 'S':
+                want[r['seq']] = bytes.fromhex(r['hex'])
+            elif r.get('dir') == 'in' and r.get('type') == 'U' and \
+                    not r.get('ignored'):
+                self.ouch(None, bytes.fromhex(r['hex']))
+        # the same messages but for their timestamps: the journal's bytes
+        # are what was sent, and stay
+        got = [(len(m), m[:1]) for m in self.msgs]
+        if sorted(want) != list(range(1, len(want) + 1)) or \
+                got != [(len(want[i]), want[i][:1])
+                        for i in range(1, len(want) + 1)]:
+            sys.exit('venue_sim: --restore: the journal\'s %d sequenced '
+                     'messages are not what its orders give (%d)'
+                     % (len(want), len(got)))
+        self.msgs = [want[i] for i in range(1, len(want) + 1)]
+        # connections the old process had open died with it: journalled
+        # as closed, and the numbering goes on after them
+        opened = [r['conn'] for r in records
+                  if r.get('event') == 'connect']
+        closed = {r['conn'] for r in records if r.get('event') == 'close'}
+        for cid in opened:
+            if cid not in closed:
+                self.journal.write(dir='event', conn=cid, event='close',
+                                   reason='venue process restarted')
+        self.next_cid = max(opened, default=0) + 1
+        self.journal.write(dir='event', event='restore',
+                           sequenced=len(self.msgs))
 
     # ---- sequenced store
     def sequence(self, msg):
@@ -619,7 +694,8 @@ class Venue:
             if o.tif[0] == TIF_IOC and o.open:
                 self.cancel(o, o.open, CANCEL_IOC)
         self.answered += 1
-        self.after_order(c, self.answered)
+        if c is not None:              # not while restoring
+            self.after_order(c, self.answered)
 
     def cancel(self, o, dec, reason):
         o.open -= dec
@@ -665,6 +741,10 @@ class Venue:
             c.drop('end of session')
         if a.drop_after == n and not c.closed:
             c.drop('drop-after %d' % n)
+        if a.reset_after == n and not c.closed:
+            c.reset('reset-after %d' % n)
+        if a.stall_n == n and not c.closed:
+            c.stall(a.stall_ms)
         if a.silent_after == n:
             self.journal.write(dir='event', conn=c.cid, event='silent')
             self.silent = True
@@ -1119,7 +1199,27 @@ def parse_args(argv):
     ap.add_argument('--burst-on-heartbeat', type=int, metavar='N',
                     help='on the first Client Heartbeat after an order, '
                     'N System Event (Start of Day) messages at once')
+    ap.add_argument('--reset-after', type=int, metavar='N',
+                    help='after the N-th order, end the connection with a '
+                    'TCP RST')
+    ap.add_argument('--stall-after', metavar='N:MS',
+                    help='after the N-th order, stop reading the socket for '
+                    'MS ms (a zero window)')
+    ap.add_argument('--restore', action='store_true',
+                    help='start from the session the --journal holds (a '
+                    'venue restarting), appending to it')
+    ap.add_argument('--rcvbuf', type=int, metavar='BYTES',
+                    help='SO_RCVBUF of the listening socket (and so of '
+                    'each connection)')
     a = ap.parse_args(argv)
+    a.stall_n = a.stall_ms = None
+    if a.stall_after:
+        n, _, ms = a.stall_after.partition(':')
+        if not n.isdigit() or int(n) < 1 or not ms.isdigit() or int(ms) < 1:
+            ap.error('--stall-after N:MS, both at least 1')
+        a.stall_n, a.stall_ms = int(n), int(ms)
+    if a.rcvbuf is not None and a.rcvbuf < 1:
+        ap.error('--rcvbuf must be at least 1')
     if not 0 <= a.fill_pct <= 100:
         ap.error('--fill-pct must be 0..100')
     if a.heartbeat_ms <= 0 or a.dead_ms <= 0:
@@ -1135,7 +1235,8 @@ def parse_args(argv):
         if not n.isdigit() or int(n) < 1 or kind not in (
                 'badlen', 'unknown', 'gap'):
             ap.error('--bad-after N:KIND, KIND one of badlen, unknown, gap')
-    for name in ('silent_after', 'drop_after', 'end_session_after',
+    for name in ('silent_after', 'drop_after', 'reset_after',
+                 'end_session_after',
                  'max_orders_per_sec', 'burst_on_heartbeat'):
         v = getattr(a, name)
         if v is not None and v < 1:
@@ -1154,7 +1255,16 @@ def parse_args(argv):
 
 async def amain(a):
     v = Venue(a)
-    server = await asyncio.start_server(v.accept, a.host, a.port)
+    if a.rcvbuf is not None:
+        # set before listen(): the window announced in the handshake and
+        # the buffer of each accepted connection follow it
+        ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        ls.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, a.rcvbuf)
+        ls.bind((a.host, a.port))
+        server = await asyncio.start_server(v.accept, sock=ls)
+    else:
+        server = await asyncio.start_server(v.accept, a.host, a.port)
     port = server.sockets[0].getsockname()[1]
     v.journal.write(dir='event', event='listen', port=port,
                     session=a.session)
