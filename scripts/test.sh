@@ -26,10 +26,14 @@ scripts/setup.sh || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }
 # the independent decoder of feed and order frames; gnuplot for the CCDF
 # chart test (scripts/ccdf.sh); python3-prometheus-client, the independent
 # parser of hgw-exporter's output; systemd, whose systemd-analyze verifies
-# the units; the arm64 cross compiler and qemu-user for the arm64 stage. A test whose tool is missing says so.
+# the units; the arm64 cross compiler and qemu-user for the arm64 stage;
+# ip, ethtool, nft and ping for the venue session over hedgewire's own TCP
+# (a network namespace behind a veth, loss by nftables). A test whose tool
+# is missing says so.
 TEST_PACKAGES=(clang llvm libclang-rt-14-dev tshark gnuplot-nox
 	python3-prometheus-client systemd
-	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static)
+	gcc-aarch64-linux-gnu libc6-dev-arm64-cross qemu-user-static
+	iproute2 ethtool nftables iputils-ping)
 missing=()
 for p in "${TEST_PACKAGES[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

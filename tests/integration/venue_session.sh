@@ -6,7 +6,8 @@
 # summary.
 #   venue_session.sh HEDGEWIRE FEEDGEN TABLEGEN SRCDIR SCENARIO
 # SCENARIO: login | reject | heartbeat | dead | replay | restart | rate |
-#           kill | disconnect | bad | tshark | fills | lie | fuzz
+#           kill | disconnect | bad | tshark | fills | lie | fuzz |
+#           dpdk-* (venue_dpdk.sh)
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 . "$SRCDIR/tests/integration/common.sh"
 SIM="$SRCDIR/scripts/venue_sim.py"
@@ -123,6 +124,11 @@ case $SCENARIO in
 downstream-*)
 	# shellcheck source=tests/integration/venue_downstream.sh
 	. "$SRCDIR/tests/integration/venue_downstream.sh"
+	exit 0
+	;;
+dpdk-*)
+	# the session on hedgewire's own TCP: tests/integration/venue_dpdk.sh
+	. "$SRCDIR/tests/integration/venue_dpdk.sh"
 	exit 0
 	;;
 lie|fuzz)

@@ -1,0 +1,317 @@
+# The venue session over hedgewire's own TCP ([venue] stack = dpdk,
+# lib/tcp) with the Linux kernel's TCP as the peer: scripts/venue_sim.py
+# runs in a network namespace behind a veth pair, hedgewire holds the
+# other end through net_af_packet as its [order] port. Sourced by
+# venue_session.sh for the scenarios dpdk-*:
+#   dpdk-login     orders and answers byte for byte, the reference and the
+#                  events; tshark reads the capture with no TCP analysis
+#                  warning; ARP resolved and answered, pings answered
+#   dpdk-loss1, dpdk-loss5
+#                  1% / 5% of the segments dropped each way (nftables
+#                  numgen random in the namespace)
+#   dpdk-dupreorder
+#                  segments duplicated and reordered both ways by a
+#                  forwarding process (tests/integration/tcp_fault_fwd.py)
+#   dpdk-zerowin   the simulator stops reading for 1.5 s: a zero window
+#   dpdk-reset     the simulator resets the connection in a burst of orders
+#   dpdk-peer-restart
+#                  the simulator killed and started again on the same port
+# Invariant in each: every order reaches the venue once, in UserRefNum
+# order; every venue message reaches hedgewire's journal once; the replicas'
+# positions follow from the events (the reference).
+[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (network namespaces, veth)"; exit 77; }
+for tool in ip ethtool; do
+	command -v "$tool" >/dev/null || { echo "SKIP: no $tool"; exit 77; }
+done
+
+NS="hgwv$$"
+VA="hgwa$$"             # hedgewire's end (net_af_packet)
+VB="hgwb$$"             # the namespace's end: 10.78.0.2
+OUR_IP=10.78.0.1
+SIM_IP=10.78.0.2
+FWDPID=""
+
+dp_cleanup() {
+	local rc=$?
+	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	ip netns del "$NS" 2>/dev/null || true
+	ip link del "$VA" 2>/dev/null || true
+	(exit "$rc")
+	it_cleanup
+}
+trap dp_cleanup EXIT
+
+# (in the background, "ip netns exec" itself: $! is then the process)
+nsx() { ip netns exec "$NS" "$@"; }
+
+# net_up [forwarder options]: the namespace and the veth pair; with
+# options, two pairs and tcp_fault_fwd.py between them in the namespace
+net_up() {
+	ip netns add "$NS" || fail "ip netns add"
+	nsx ip link set lo up
+	if [ $# -eq 0 ]; then
+		ip link add "$VA" type veth peer name "$VB" netns "$NS" || fail "ip link add veth"
+	else
+		ip link add "$VA" type veth peer name "${VA}f" netns "$NS" || fail "ip link add veth"
+		nsx ip link add "${VA}g" type veth peer name "$VB" || fail "ip link add veth (2)"
+		nsx ip link set "${VA}f" up
+		nsx ip link set "${VA}g" up
+		nsx sysctl -qw "net.ipv6.conf.${VA}f.disable_ipv6=1" "net.ipv6.conf.${VA}g.disable_ipv6=1"
+	fi
+	nsx ip addr add "$SIM_IP/24" dev "$VB"
+	nsx ip link set "$VB" up
+	# the kernel fills in its checksums (offloaded to a veth, they would
+	# reach the raw socket under net_af_packet unfilled)
+	nsx ethtool -K "$VB" tx off >/dev/null
+	sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1"
+	ip link set "$VA" up
+	if [ $# -ne 0 ]; then
+		nsx ethtool -K "${VA}f" tx off >/dev/null
+		nsx ethtool -K "${VA}g" tx off >/dev/null
+		rm -f "$T/fwd.ready"
+		ip netns exec "$NS" python3 "$SRCDIR/tests/integration/tcp_fault_fwd.py" "${VA}f" "${VA}g" \
+			--ready-file "$T/fwd.ready" --stats-file "$T/fwd.stats" "$@" \
+			>"$T/fwd.out" 2>&1 &
+		FWDPID=$!
+		PIDS+=("$FWDPID")
+		for ((i = 0; i < 600; i++)); do
+			[ -s "$T/fwd.ready" ] && break
+			kill -0 "$FWDPID" 2>/dev/null || fail "forwarder: $(cat "$T/fwd.out")"
+			sleep 0.05
+		done
+		[ -s "$T/fwd.ready" ] || fail "the forwarder did not start"
+	fi
+}
+
+# sim_start [simulator options]: in the namespace, on $SIM_IP (port
+# $SIM_PORT, default any)
+sim_start() {
+	rm -f "$T/port"
+	ip netns exec "$NS" python3 "$SIM" --listen "$SIM_IP:${SIM_PORT:-0}" --user U --password P --session S \
+		--journal "$T/sim.jsonl" --ready-file "$T/port" "$@" \
+		>>"$T/sim.out" 2>&1 &
+	SIMPID=$!
+	PIDS+=("$SIMPID")
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$T/port" ] && break
+		kill -0 "$SIMPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
+}
+
+# hw [hedgewire --set options]: as venue_session.sh's, with the order port
+# the veth (port 1) and the session on hedgewire's TCP
+hw() {
+	RC=0
+	rm -f "$T/events.log"
+	run_conf "$@"
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0,3@1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
+		--vdev "net_af_packet0,iface=$VA" -- \
+		-c "$T/conf.ini" --set venue.port="$PORT" \
+		--set run.events_log="$T/events.log" "$@" >"$T/out" 2>"$T/err" || RC=$?
+}
+
+sed -i "s/^host = 127.0.0.1$/host = $SIM_IP/" "$T/conf.ini"
+cat >>"$T/conf.ini" <<EOF
+stack = dpdk
+address = $OUR_IP/24
+[order]
+port = 1
+EOF
+
+# tv KEY: a number from the summary's "venue: tcp (dpdk)" lines
+tv() {
+	grep '^venue: tcp (dpdk)' "$T/out" | grep -o "$1 [0-9]*" | head -1 | awk '{ print $NF }'
+}
+
+# the checks every scenario ends with: exit 0, orders once and in order,
+# the journal complete, the reference and the events.
+#   check_all [MIN [lost]]: at least MIN orders sent (default 100: a kill
+#   stops them early); "lost": the session was lost, so orders may have
+#   been handed back (UNSENT), and those still in the dead connection's
+#   buffers never reached the venue (the reference check names them)
+check_all() {
+	[ "$RC" = 0 ] || fail "exit $RC: $(tail -3 "$T/err")"
+	grep -q "^venue: tcp (dpdk)" "$T/out" || fail "no tcp (dpdk) summary line"
+	sent=$(vv "orders sent")
+	[ "$sent" -ge "${1:-100}" ] || fail "too few orders sent: $sent"
+	check_orders
+	got=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
+	if [ "${2:-}" = lost ]; then
+		[ "$got" -le "$sent" ] || fail "the venue got $got orders, $sent sent"
+	else
+		expect_eq "unsent" "$(grep -o '^venue: unsent [0-9]*' "$T/out" | awk '{ print $3 }')" 0
+		expect_eq "orders the simulator got" "$got" "$sent"
+	fi
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
+		fail "venue journal: $(cat "$T/check2")"
+	echo "  $(cat "$T/check2")"
+	check_ref
+	check_events
+	echo "  $(grep '^venue: tcp (dpdk) opens' "$T/out" | cut -c19-)"
+}
+
+# capture_start: dumpcap on the namespace's end of the veth
+capture_start() {
+	command -v dumpcap >/dev/null || { echo "SKIP: no dumpcap"; exit 77; }
+	ip netns exec "$NS" dumpcap -q -i "$VB" -w "$T/session.pcapng" >"$T/dumpcap.out" 2>&1 &
+	DC=$!
+	PIDS+=("$DC")
+	for ((i = 0; i < 300; i++)); do
+		grep -q "^File: " "$T/dumpcap.out" && [ -s "$T/session.pcapng" ] && break
+		kill -0 "$DC" 2>/dev/null || fail "dumpcap: $(cat "$T/dumpcap.out")"
+		sleep 0.1
+	done
+	[ -s "$T/session.pcapng" ] || fail "dumpcap not capturing: $(cat "$T/dumpcap.out")"
+}
+
+# nft_loss PCT: drop PCT% of the session's segments each way, counted
+nft_loss() {
+	command -v nft >/dev/null || { echo "SKIP: no nft (Debian package nftables)"; exit 77; }
+	nsx nft -f - <<EOF || fail "nft"
+table inet hgwloss {
+	counter in_dropped { }
+	counter out_dropped { }
+	chain in {
+		type filter hook input priority 0;
+		tcp dport $PORT numgen random mod 100 < $1 counter name in_dropped drop
+	}
+	chain out {
+		type filter hook output priority 0;
+		tcp sport $PORT numgen random mod 100 < $1 counter name out_dropped drop
+	}
+}
+EOF
+}
+
+nft_dropped() {
+	nsx nft list counter inet hgwloss "$1" | sed -n 's/.*packets \([0-9]*\).*/\1/p'
+}
+
+case $SCENARIO in
+dpdk-login)
+	net_up
+	sim_start --fill-pct 30
+	capture_start
+	ip netns exec "$NS" ping -i 0.2 -c 100000 "$OUR_IP" >"$T/ping.out" 2>&1 &
+	PING=$!
+	PIDS+=("$PING")
+	(hw --set replay.pace=rate --set replay.pps=5000; exit "$RC") &
+	HWPID=$!
+	# once logged in, the peer forgets our MAC address: its next ping
+	# asks for it by ARP, and hedgewire answers
+	for ((i = 0; i < 1200; i++)); do
+		grep -q '"type": "L"' "$T/sim.jsonl" 2>/dev/null && break
+		kill -0 "$HWPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	nsx ip neigh flush dev "$VB"
+	wait "$HWPID" && RC=0 || RC=$?
+	kill -INT "$PING" 2>/dev/null || true; wait "$PING" 2>/dev/null || true
+	kill -INT "$DC"; wait "$DC" 2>/dev/null || true
+	check_all
+	expect_eq "logins" "$(vv logins)" 1
+	grep -q "answers taken by the replicas" "$T/out" ||
+		fail "no venue answers reached the replicas"
+	# tshark: the session's SoupBinTCP, and no TCP analysis warning
+	# (retransmission, out-of-order, zero window, bad checksum ...)
+	tshark -r "$T/session.pcapng" -o tcp.check_checksum:TRUE -d "tcp.port==$PORT,soupbintcp" -T fields \
+		-e soupbintcp.packet_type 2>/dev/null | tr ',' '\n' | tr -d "'" >"$T/types"
+	expect_eq "tshark: Unsequenced Data packets" "$(grep -cx U "$T/types")" "$(vv "orders sent")"
+	expect_eq "tshark: Login Requests" "$(grep -cx L "$T/types")" 1
+	tshark -r "$T/session.pcapng" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+		-Y "tcp.analysis.flags && !tcp.analysis.window_update || tcp.checksum.status == 0 || ip.checksum.status == 0" \
+		>"$T/warn" 2>"$T/warn.err"
+	[ ! -s "$T/warn" ] || fail "tshark: TCP analysis warnings: $(head -5 "$T/warn")"
+	echo "  tshark: $(grep -c . "$T/types") SoupBinTCP packets, no TCP analysis warning, checksums right"
+	# the peer's kernel learnt our address by ARP, and got its pings back
+	nsx ip neigh show "$OUR_IP" dev "$VB" | grep -q "$(cat /sys/class/net/"$VA"/address)" ||
+		fail "the peer has no ARP entry for us: $(nsx ip neigh show dev "$VB")"
+	got=$(sed -n 's/.* \([0-9]*\) received.*/\1/p' "$T/ping.out")
+	[ "${got:-0}" -gt 0 ] || fail "no ping answered: $(tail -2 "$T/ping.out")"
+	[ "$(tv "ping replies")" -ge "$got" ] || fail "ping: $got answers received, $(tv "ping replies") sent"
+	[ "$(tv "replies")" -ge 1 ] || fail "no ARP request answered"
+	echo "  ARP: requests answered $(tv replies), the peer holds our address; pings answered: $got"
+	;;
+dpdk-loss1 | dpdk-loss5)
+	pct=${SCENARIO#dpdk-loss}
+	net_up
+	sim_start --fill-pct 30
+	nft_loss "$pct"
+	hw --set replay.pace=rate --set replay.pps=3000 --set venue.reconnect_ms=50
+	check_all
+	din=$(nft_dropped in_dropped) dout=$(nft_dropped out_dropped)
+	[ "$din" -gt 0 ] && [ "$dout" -gt 0 ] || fail "nothing dropped ($din in, $dout out)"
+	[ "$(tv "retransmitted bytes")" -gt 0 ] || fail "no retransmission after $din drops"
+	echo "  nftables dropped $din segments to the venue, $dout from it"
+	;;
+dpdk-dupreorder)
+	net_up --dup 5 --reorder 5 --seed 7
+	sim_start --fill-pct 30
+	hw --set replay.pace=rate --set replay.pps=3000
+	kill -TERM "$FWDPID"; wait "$FWDPID" 2>/dev/null || true
+	check_all
+	expect_eq "logins" "$(vv logins)" 1
+	dup=$(awk '$1 == "duplicated" { print $2 }' "$T/fwd.stats")
+	reo=$(awk '$1 == "reordered" { print $2 }' "$T/fwd.stats")
+	[ "${dup:-0}" -gt 0 ] && [ "${reo:-0}" -gt 0 ] || fail "forwarder: $(tr '\n' ' ' <"$T/fwd.stats")"
+	[ "$(tv "out of order")" -gt 0 ] || [ "$(tv duplicate)" -gt 0 ] ||
+		fail "hedgewire saw no out-of-order or duplicate segment"
+	echo "  forwarder: $(tr '\n' ' ' <"$T/fwd.stats")"
+	;;
+dpdk-zerowin)
+	net_up
+	sim_start --fill-pct 30 --rcvbuf 2048 --stall-after 200:1500
+	hw --set replay.pace=rate --set replay.pps=3000
+	check_all
+	grep -q '"event": "unstall"' "$T/sim.jsonl" || fail "the simulator never read again"
+	[ "$(tv "zero-window probes")" -gt 0 ] || fail "no zero-window probe"
+	;;
+dpdk-reset)
+	# a RST in a burst: a lost session (the kill), the venue's
+	# cancel-on-disconnect, a new connection and login
+	net_up
+	sim_start --fill-pct 30 --reset-after 40 --cancel-on-disconnect
+	hw --set venue.cancel_on_disconnect=yes --set venue.reconnect_ms=50 \
+		--set replay.pace=rate --set replay.pps=3000
+	check_all 40 lost
+	[ "$(vv logins)" -ge 2 ] || fail "no login after the reset"
+	grep -q "^venue: tcp (dpdk) connection failed (reset by the peer) [1-9]" "$T/out" ||
+		fail "the reset not named: $(grep '^venue: tcp' "$T/out")"
+	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill after the reset"
+	;;
+dpdk-peer-restart)
+	# the venue's process killed in the middle of the orders and started
+	# again on the same port, from its journal: the kernel answers the
+	# connection's segments and the new connects with RSTs until it
+	# listens again; then a new login asks for the message after the
+	# last one journalled (the kill, and the cancels of what was open)
+	net_up
+	SIM_PORT=$((20000 + $$ % 20000))
+	sim_start --fill-pct 30
+	(hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=1000
+	 echo "$RC" >"$T/rc") &
+	HWPID=$!
+	for ((i = 0; i < 1200; i++)); do
+		[ "$(grep -c '"type": "U"' "$T/sim.jsonl" 2>/dev/null || true)" -ge 50 ] && break
+		kill -0 "$HWPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	kill -KILL "$SIMPID"; wait "$SIMPID" 2>/dev/null || true
+	sim_start --fill-pct 30 --restore
+	wait "$HWPID" || true
+	RC=$(cat "$T/rc")
+	grep -q '"event": "restore"' "$T/sim.jsonl" || fail "the simulator did not restore"
+	check_all 50 lost
+	[ "$(vv logins)" -ge 2 ] || fail "no login after the restart"
+	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill after the restart"
+	;;
+*)
+	fail "unknown scenario $SCENARIO"
+	;;
+esac
+echo "ok: $SCENARIO"
