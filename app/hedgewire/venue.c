@@ -233,7 +233,7 @@ tcp_init(struct hgw_venue *v, const struct hgw_config *c,
 		die("[venue] stack = dpdk: [order] port %u has no MAC address",
 		    c->tx_port);
 	memcpy(tc.mac, mac.addr_bytes, sizeof(tc.mac));
-	tc.snd_buf = 1 << 20;
+	tc.snd_buf = 1 << 16;
 	tc.rcv_buf = 1 << 18;
 	tc.keepalive_ms = 10000;
 	tc.hz = rte_get_tsc_hz();
@@ -530,6 +530,10 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 		return;
 	}
 	now = rte_rdtsc();
+	/* stack = dpdk: to the segment's tx_burst, as the UDP orders are
+	 * measured (unless it waits in the send ring for the window) */
+	if (v->tcp != NULL && hgw_tcp_tx_tsc(v->tcp) >= t_send)
+		now = hgw_tcp_tx_tsc(v->tcp);
 	hgw_hist_record(&v->send_lat, now - deq_tsc);
 	hgw_hist_record(s->rx_to_tx, now - h->rx_tsc);
 	s->misses += now - h->rx_tsc > s->miss_tsc;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include <rte_arp.h>
+#include <rte_cycles.h>
 #include <rte_byteorder.h>
 #include <rte_errno.h>
 #include <rte_ethdev.h>
@@ -91,6 +92,7 @@ struct hgw_tcp {
 	uint64_t last_rx;               /* tick of the last segment */
 	uint32_t ka_sent;
 	uint64_t now;
+	uint64_t tx_tsc;                /* TSC just before the last tx_burst */
 };
 
 static uint64_t
@@ -181,6 +183,12 @@ hgw_tcp_stats(const struct hgw_tcp *t)
 	return &t->st;
 }
 
+uint64_t
+hgw_tcp_tx_tsc(const struct hgw_tcp *t)
+{
+	return t->tx_tsc;
+}
+
 uint32_t
 hgw_tcp_readable(const struct hgw_tcp *t)
 {
@@ -220,6 +228,7 @@ checksums(struct hgw_tcp *t, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 static int
 xmit(struct hgw_tcp *t, struct rte_mbuf *m)
 {
+	t->tx_tsc = rte_rdtsc();
 	if (rte_eth_tx_burst(t->cfg.port, t->cfg.txq, &m, 1) == 1)
 		return 0;
 	rte_pktmbuf_free(m);

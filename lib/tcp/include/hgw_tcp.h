@@ -114,6 +114,10 @@ long hgw_tcp_send(struct hgw_tcp *t, const void *p, size_t n);
  * peer closed and all was read, -2 when the connection failed. */
 long hgw_tcp_recv(struct hgw_tcp *t, void *p, size_t n);
 
+/* The TSC taken just before the last frame went to tx_burst (what a
+ * sender's latency is measured to, as for the UDP orders). */
+uint64_t hgw_tcp_tx_tsc(const struct hgw_tcp *t);
+
 /* Bytes waiting to be read. */
 uint32_t hgw_tcp_readable(const struct hgw_tcp *t);
 
