@@ -12,6 +12,10 @@
 #                to scripts/venue_sim.py on 127.0.0.1 ([venue]); besides
 #                arrival -> send() returned, venue-send: the TX lcore's
 #                dequeue of the order -> send() returned (what TCP adds)
+#   venue-dpdk   the same over hedgewire's own TCP ([venue] stack = dpdk)
+#                on a veth through net_af_packet, the simulator in a
+#                network namespace (root only); venue-dpdk-send: the
+#                dequeue -> the segment's tx_burst returned
 # Rounds are interleaved (mode A, B, ... then again) so drift hits every
 # mode alike; the best and median round of each percentile are printed.
 # On a 2-vCPU machine, tx-lcore with 2 workers runs 3 busy lcores on 2
@@ -104,6 +108,56 @@ hw_venue() {
 	sed -n 's/^  rx_to_tx: //p' "$work/out"
 }
 
+# venue-dpdk: as hw_venue, with the session on hedgewire's TCP over a veth
+# (net_af_packet) to the simulator in the namespace $ns.
+ns=hgwbench$$
+netns_up() {
+	ip netns add "$ns"
+	ip link add hgwbench$$a type veth peer name hgwbench$$b netns "$ns"
+	ip netns exec "$ns" ip link set lo up
+	ip netns exec "$ns" ip addr add 10.79.0.2/24 dev hgwbench$$b
+	ip netns exec "$ns" ip link set hgwbench$$b up
+	ip netns exec "$ns" ethtool -K hgwbench$$b tx off >/dev/null
+	ip link set hgwbench$$a up
+}
+netns_down() {
+	ip netns pids "$ns" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	ip netns del "$ns" 2>/dev/null || true
+	ip link del hgwbench$$a 2>/dev/null || true
+}
+hw_venue_dpdk() {
+	local pid port
+	rm -f "$work/vport" "$work/vstate"
+	ip netns exec "$ns" python3 scripts/venue_sim.py --listen 10.79.0.2:0 \
+		--user U --password P --session S --ready-file "$work/vport" \
+		>"$work/vsim.out" 2>&1 &
+	pid=$!
+	for ((i = 0; i < 100; i++)); do [ -s "$work/vport" ] && break; sleep 0.05; done
+	port=$(cat "$work/vport")
+	# shellcheck disable=SC2046
+	HGW_VENUE_PASSWORD=P $B/hedgewire/hedgewire "$(lcores 3)" --no-pci \
+		$(scripts/eal-args.sh $((mb + 400))) \
+		--file-prefix hgw-bench --log-level=error \
+		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" \
+		--vdev "net_af_packet0,iface=hgwbench$$a" -- \
+		-c conf/demo.ini --set "table.file=$work/table.tbl" \
+		--set book.instruments=4096 --set rx.burst=1 \
+		--set run.workers=1 --set run.dedup=tx-lcore \
+		--set order.journal= --set run.idle_timeout_ms=0 \
+		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
+		--set risk.max_orders_total=4096 --set order.port=1 \
+		--set venue.host=10.79.0.2 --set venue.port="$port" \
+		--set venue.stack=dpdk --set venue.address=10.79.0.1/24 \
+		--set venue.username=U --set venue.session=S \
+		--set venue.state_file="$work/vstate" \
+		--set venue.max_orders_per_sec=0 \
+		--set venue.max_orders_per_sec_per_symbol=0 >"$work/out"
+	kill "$pid" 2>/dev/null || true
+	wait "$pid" 2>/dev/null || true
+	sed -n 's/^ *venue_send: //p' "$work/out" >"$work/vsend"
+	sed -n 's/^  rx_to_tx: //p' "$work/out"
+}
+
 # The filter's own hop, on the copies the downstream run left.
 dd() {
 	local in="" i
@@ -119,6 +173,13 @@ dd() {
 modes="single claim tx-lcore/1 tx-lcore downstream downstream-hop"
 venue=0
 [ ! -f scripts/venue_sim.py ] || { venue=1; modes+=" venue venue-send"; }
+vdpdk=0
+if [ $venue = 1 ] && [ "$(id -u)" = 0 ] && command -v ethtool >/dev/null; then
+	vdpdk=1
+	modes+=" venue-dpdk venue-dpdk-send"
+	trap 'netns_down; rm -rf "$work"' EXIT
+	netns_up
+fi
 for ((r = 1; r <= rounds; r++)); do
 	hw none 1 2 >"$work/r$r.single"
 	hw claim 2 3 >"$work/r$r.claim"
@@ -129,6 +190,10 @@ for ((r = 1; r <= rounds; r++)); do
 	if [ $venue = 1 ]; then
 		hw_venue >"$work/r$r.venue"
 		cp "$work/vsend" "$work/r$r.venue-send"
+	fi
+	if [ $vdpdk = 1 ]; then
+		hw_venue_dpdk >"$work/r$r.venue-dpdk"
+		cp "$work/vsend" "$work/r$r.venue-dpdk-send"
 	fi
 	echo "round $r done"
 done
@@ -154,4 +219,6 @@ echo "single: 1 worker. claim, downstream: 2 workers, every order that left (dow
 echo "downstream-hop: hgw-dedup's rx_burst -> tx_burst on those copies, replayed from their pcaps."
 [ $venue = 0 ] || echo "venue: 1 worker + TX lcore, arrival -> send() returned on the SoupBinTCP session; venue-send: the TX lcore's dequeue -> send() returned."
 [ $venue = 1 ] || echo "venue: skipped (no scripts/venue_sim.py)"
+[ $vdpdk = 0 ] || echo "venue-dpdk: the same on hedgewire's TCP (net_af_packet on a veth, Linux's TCP the peer): arrival -> the segment's tx_burst; venue-dpdk-send: dequeue -> tx_burst."
+[ $vdpdk = 1 ] || echo "venue-dpdk: skipped (needs root, ethtool and the simulator)"
 [ "$ncpu" -ge 4 ] || echo "note: $ncpu CPUs: tx-lcore with 2 workers time-shares 3 busy lcores on $ncpu CPUs."
