@@ -862,10 +862,11 @@ tcp_report(const struct hgw_tcp *tcp, FILE *out)
 		hgw_tcp_state(tcp) == HGW_TCP_FAILED ?
 		hgw_tcp_why_name(hgw_tcp_failure(tcp)) : "not failed");
 	fprintf(out, "venue: tcp (dpdk) arp requests %" PRIu64 ", replies %"
-		PRIu64 ", ping replies %" PRIu64 ", frames received %" PRIu64
-		" (tcp %" PRIu64 ", arp %" PRIu64 ", icmp %" PRIu64
-		", other %" PRIu64 ")\n", ts->arp_requests, ts->arp_replies,
-		ts->icmp_echo, ts->rx_frames, ts->rx_tcp, ts->rx_arp,
+		PRIu64 ", ping replies %" PRIu64 ", replies held back (rate) %"
+		PRIu64 ", frames received %" PRIu64 " (tcp %" PRIu64 ", arp %"
+		PRIu64 ", icmp %" PRIu64 ", other %" PRIu64 ")\n",
+		ts->arp_requests, ts->arp_replies, ts->icmp_echo,
+		ts->replies_limited, ts->rx_frames, ts->rx_tcp, ts->rx_arp,
 		ts->rx_icmp, ts->rx_other);
 	for (int i = 1; i < HGW_TCP_WHY_N; i++)
 		if (ts->fails[i] != 0)

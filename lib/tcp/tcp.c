@@ -40,6 +40,8 @@
 #define ARP_REFRESH_MS 30000
 #define KEEPALIVE_PROBES 3
 #define TX_MBUFS 2047
+#define REPLY_RATE 200
+#define REPLY_BURST 50
 
 struct hgw_tcp {
 	struct hgw_tcp_cfg cfg;
@@ -93,6 +95,10 @@ struct hgw_tcp {
 	uint32_t ka_sent;
 	uint64_t now;
 	uint64_t tx_tsc;                /* TSC just before the last tx_burst */
+	/* replies to frames from outside (RST, challenge ACK, ARP, ping):
+	 * at most REPLY_BURST at once, REPLY_RATE a second */
+	uint32_t reply_tokens;
+	uint64_t reply_at;
 };
 
 static uint64_t
@@ -149,6 +155,7 @@ hgw_tcp_create(const struct hgw_tcp_cfg *cfg)
 	t->snd_mask = cfg->snd_buf - 1;
 	t->rcv_mask = cfg->rcv_buf - 1;
 	t->state = HGW_TCP_CLOSED;
+	t->reply_tokens = REPLY_BURST;
 	while (t->rcv_wscale < 14 && (cfg->rcv_buf >> t->rcv_wscale) > 65535)
 		t->rcv_wscale++;
 	return t;
@@ -193,6 +200,28 @@ uint32_t
 hgw_tcp_readable(const struct hgw_tcp *t)
 {
 	return t->rcv_nxt - t->fin_rcvd - t->rcv_read;
+}
+
+/* May we answer a frame from outside now? Replies share the orders' TX
+ * queue and mbufs: a flood must not take them (RFC 5961 7). */
+static bool
+reply_ok(struct hgw_tcp *t)
+{
+	uint64_t every = t->cfg.hz / REPLY_RATE;
+
+	if (t->now >= t->reply_at + every) {
+		uint64_t n = (t->now - t->reply_at) / every;
+
+		t->reply_tokens = (uint32_t)RTE_MIN(t->reply_tokens + n,
+						    (uint64_t)REPLY_BURST);
+		t->reply_at += n * every;
+	}
+	if (t->reply_tokens == 0) {
+		t->st.replies_limited++;
+		return false;
+	}
+	t->reply_tokens--;
+	return true;
 }
 
 static void
@@ -331,7 +360,8 @@ send_seg(struct hgw_tcp *t, uint32_t seq, uint8_t flags, uint32_t len)
 		return -1;
 	t->st.tx_segs++;
 	t->st.tx_bytes += len;
-	if (flags & RTE_TCP_ACK_FLAG)
+	/* a probe (below snd_una) carries no ACK the peer takes */
+	if ((flags & RTE_TCP_ACK_FLAG) && SEQ_GEQ(seq, t->snd_una))
 		t->ack_due = false;
 	return 0;
 }
@@ -406,7 +436,7 @@ rst_for(struct hgw_tcp *t, const struct rte_ether_hdr *ieh,
 	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
 
-	if (ith->tcp_flags & RTE_TCP_RST_FLAG)
+	if ((ith->tcp_flags & RTE_TCP_RST_FLAG) || !reply_ok(t))
 		return;
 	m = frame_new(t, &ieh->src_addr, RTE_ETHER_TYPE_IPV4,
 		      sizeof(*ip) + sizeof(*th));
@@ -445,7 +475,9 @@ rst_for(struct hgw_tcp *t, const struct rte_ether_hdr *ieh,
 static void
 rto_arm(struct hgw_tcp *t)
 {
-	t->rto_at = t->now + (t->rto << t->backoff);
+	uint64_t d = t->rto << t->backoff;
+
+	t->rto_at = t->now + (d < ms(t, RTO_MAX_MS) ? d : ms(t, RTO_MAX_MS));
 }
 
 /* Send what the windows allow, from snd_nxt (new data, or again after an
@@ -505,6 +537,7 @@ hgw_tcp_send(struct hgw_tcp *t, const void *p, size_t n)
 
 	if (t->state != HGW_TCP_ESTABLISHED || t->fin_queued)
 		return -1;
+	t->now = rte_rdtsc();           /* RTT and RTO from the send itself */
 	room = t->cfg.snd_buf - (t->snd_end - t->snd_una);
 	if (n > room)
 		n = room;
@@ -563,6 +596,10 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 	t->in_recovery = false;
 	t->fin_queued = t->fin_acked = t->fin_rcvd = false;
 	t->ack_due = false;
+	t->irs = t->rcv_nxt = t->rcv_read = 0;
+	t->last_wnd = 0;
+	t->recover = t->iss;
+	t->cwnd = t->ssthresh = 0;
 	t->rto = ms(t, RTO_INIT_MS);
 	t->srtt = t->rttvar = 0;
 	t->rtt_ts = 0;
@@ -572,6 +609,8 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 	t->ka_sent = 0;
 	t->last_rx = now_tsc;
 	t->why = HGW_TCP_WHY_NONE;
+	uint32_t nh = t->nh_ip;
+
 	if ((ip & t->cfg.mask) == (t->cfg.ip & t->cfg.mask))
 		t->nh_ip = ip;
 	else if (t->cfg.gateway != 0)
@@ -580,7 +619,7 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 		fail(t, HGW_TCP_WHY_NO_ROUTE);
 		return;
 	}
-	if (t->nh_known && t->arp_refresh > now_tsc) {
+	if (t->nh_known && nh == t->nh_ip && t->arp_refresh > now_tsc) {
 		syn_send(t);
 		return;
 	}
@@ -594,10 +633,18 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 void
 hgw_tcp_close(struct hgw_tcp *t)
 {
-	if (t->state == HGW_TCP_SYN_SENT || t->state == HGW_TCP_ESTABLISHED) {
+	if (t->state == HGW_TCP_ESTABLISHED && t->fin_rcvd &&
+	    t->snd_una == t->snd_end && !t->fin_queued) {
+		/* the peer closed and has everything: our FIN, once (a
+		 * retransmission of its FIN then gets a RST) */
+		send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG | RTE_TCP_FIN_FLAG, 0);
+	} else if (t->state == HGW_TCP_SYN_SENT ||
+		   t->state == HGW_TCP_ESTABLISHED ||
+		   (t->state == HGW_TCP_FAILED &&
+		    t->why == HGW_TCP_WHY_TIMEOUT && t->irs != 0)) {
 		/* let the peer know at once: nothing more will come from
 		 * this connection, nor be read from it */
-		if (send_seg(t, t->snd_nxt, RTE_TCP_RST_FLAG, 0) == 0)
+		if (send_seg(t, t->snd_max, RTE_TCP_RST_FLAG, 0) == 0)
 			t->st.rst_sent++;
 	}
 	t->state = HGW_TCP_CLOSED;
@@ -625,10 +672,17 @@ hgw_tcp_recv(struct hgw_tcp *t, void *p, size_t n)
 	t->rcv_read += (uint32_t)n;
 	/* a window that opens by a quarter of the ring or more is announced
 	 * now (a peer stopped at zero would otherwise wait for its probe) */
-	if (t->state == HGW_TCP_ESTABLISHED &&
-	    t->cfg.rcv_buf - (t->rcv_nxt - t->fin_rcvd - t->rcv_read) >=
-	    t->last_wnd + t->cfg.rcv_buf / 4)
-		t->ack_due = true;
+	if (t->state == HGW_TCP_ESTABLISHED) {
+		uint32_t sh = t->ws_ok ? t->rcv_wscale : 0;
+		uint32_t w = (t->cfg.rcv_buf -
+			      (t->rcv_nxt - t->fin_rcvd - t->rcv_read)) >> sh;
+		uint32_t step = RTE_MIN(t->cfg.rcv_buf / 4,
+					(65535u << sh) / 2);
+
+		w = RTE_MIN(w, 65535u) << sh;
+		if (w >= t->last_wnd + step)
+			t->ack_due = true;
+	}
 	return (long)n;
 }
 
@@ -744,14 +798,20 @@ ack_in(struct hgw_tcp *t, uint32_t ack, uint32_t seq, uint32_t win,
 				t->in_recovery = false;
 				t->cwnd = t->ssthresh;
 			} else {
-				/* partial ACK: the next hole now */
+				/* partial ACK: the next hole now, the window
+				 * deflated by what was acknowledged (RFC 6582
+				 * 3.2 step 5) */
 				resend_first(t);
+				t->cwnd = t->cwnd > acked ? t->cwnd - acked : 0;
+				t->cwnd += t->mss;
 			}
 		} else if (t->cwnd < t->ssthresh) {
 			t->cwnd += acked < t->mss ? acked : t->mss;
 		} else {
 			t->cwnd += t->mss * t->mss / t->cwnd + 1;
 		}
+		if (t->cwnd > 2 * t->cfg.snd_buf)
+			t->cwnd = 2 * t->cfg.snd_buf;
 		t->dupacks = 0;
 		t->ka_sent = 0;
 		t->rto_at = 0;
@@ -761,7 +821,10 @@ ack_in(struct hgw_tcp *t, uint32_t ack, uint32_t seq, uint32_t win,
 		   !(flags & (RTE_TCP_SYN_FLAG | RTE_TCP_FIN_FLAG)) &&
 		   !wnd_changed && t->snd_max != t->snd_una) {
 		t->st.dupacks++;
-		if (++t->dupacks == 3 && !t->in_recovery) {
+		/* not after an RTO before what it sent again is all
+		 * acknowledged (RFC 6582 4.1) */
+		if (++t->dupacks == 3 && !t->in_recovery &&
+		    SEQ_GT(ack, t->recover)) {
 			uint32_t flight = t->snd_max - t->snd_una;
 
 			t->ssthresh = flight / 2 > 2 * t->mss ? flight / 2 :
@@ -771,7 +834,8 @@ ack_in(struct hgw_tcp *t, uint32_t ack, uint32_t seq, uint32_t win,
 			t->in_recovery = true;
 			t->st.fast_rexmit++;
 			resend_first(t);
-		} else if (t->dupacks > 3) {
+		} else if (t->dupacks > 3 && t->in_recovery &&
+			   t->cwnd < 2 * t->cfg.snd_buf) {
 			t->cwnd += t->mss;
 		}
 	}
@@ -814,7 +878,7 @@ data_in(struct hgw_tcp *t, uint32_t seq, const uint8_t *d, uint32_t len,
 		 * ACK goes now, so that three of them trigger its fast
 		 * retransmit */
 		t->st.rx_ooo++;
-		send_seg(t, t->snd_nxt, RTE_TCP_ACK_FLAG, 0);
+		send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
 		return;
 	}
 	room = t->cfg.rcv_buf - (t->rcv_nxt - t->rcv_read);
@@ -909,22 +973,25 @@ tcp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 		t->backoff = 0;
 		t->rto_at = 0;
 		t->state = HGW_TCP_ESTABLISHED;
-		send_seg(t, t->snd_nxt, RTE_TCP_ACK_FLAG, 0);
+		t->ack_due = true;      /* sent now, or again at the next poll */
 		output(t);
+		if (t->ack_due)
+			send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
 		return;
 	}
 
 	/* ESTABLISHED (and the FIN exchange). Acceptable: overlaps the
 	 * window, or an empty segment at its edge (RFC 9293 3.10.7.4) */
 	uint32_t rwnd = t->last_wnd;
+	uint32_t slen = len + !!(fl & RTE_TCP_FIN_FLAG);
 	bool ok;
 
-	if (len == 0)
+	if (slen == 0)
 		ok = rwnd == 0 ? seq == t->rcv_nxt :
 		     SEQ_GEQ(seq, t->rcv_nxt) && SEQ_LT(seq, t->rcv_nxt + rwnd);
 	else
 		ok = rwnd != 0 && SEQ_LT(seq, t->rcv_nxt + rwnd) &&
-		     SEQ_GT(seq + len, t->rcv_nxt);
+		     SEQ_GT(seq + slen, t->rcv_nxt);
 	if (fl & RTE_TCP_RST_FLAG) {
 		/* RFC 5961 3.2: exactly at rcv_nxt resets; elsewhere in the
 		 * window a challenge ACK; outside it nothing */
@@ -932,31 +999,43 @@ tcp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 			t->st.rst_rcvd++;
 			fail(t, HGW_TCP_WHY_RESET);
 		} else if (SEQ_GT(seq, t->rcv_nxt) &&
-			   SEQ_LT(seq, t->rcv_nxt + (rwnd ? rwnd : 1))) {
+			   SEQ_LT(seq, t->rcv_nxt + (rwnd ? rwnd : 1)) &&
+			   reply_ok(t)) {
 			t->st.challenge_acks++;
-			send_seg(t, t->snd_nxt, RTE_TCP_ACK_FLAG, 0);
+			send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
 		}
 		return;
 	}
 	if (fl & RTE_TCP_SYN_FLAG) {
 		/* RFC 5961 4.2: any SYN now gets a challenge ACK */
-		t->st.challenge_acks++;
-		send_seg(t, t->snd_nxt, RTE_TCP_ACK_FLAG, 0);
+		if (reply_ok(t)) {
+			t->st.challenge_acks++;
+			send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
+		}
 		return;
 	}
 	if (!(fl & RTE_TCP_ACK_FLAG))
 		return;
+	/* RFC 5961 5.2: an ACK of what was never sent, or further back than
+	 * anything in flight could be, is answered and the segment dropped */
+	bool ack_ok = SEQ_LEQ(ack, t->snd_max) &&
+		      SEQ_GEQ(ack, t->snd_una - t->cfg.snd_buf);
+
 	if (!ok) {
 		/* outside the window (a duplicate, a keepalive, a probe):
-		 * ACK what we have, take nothing else from it */
+		 * ACK what we have. At a zero window the peer's probe at
+		 * rcv_nxt still brings its ACK and window (RFC 9293
+		 * 3.10.7.4) */
 		if (len != 0 && SEQ_LT(seq, t->rcv_nxt))
 			t->st.rx_dup++;
 		t->ack_due = true;
+		if (rwnd == 0 && seq == t->rcv_nxt && ack_ok) {
+			ack_in(t, ack, seq, win, len, fl);
+			output(t);
+		}
 		return;
 	}
-	/* RFC 5961 5.2: an ACK further back than anything in flight could
-	 * be is answered, not taken */
-	if (SEQ_LT(ack, t->snd_una - t->cfg.snd_buf)) {
+	if (!ack_ok) {
 		t->ack_due = true;
 		return;
 	}
@@ -983,6 +1062,7 @@ arp_in(struct hgw_tcp *t, struct rte_arp_hdr *a)
 	}
 	/* the next hop's address, learnt from what it sends (RFC 826) */
 	if (sip == t->nh_ip && sip != 0 &&
+	    rte_is_valid_assigned_ether_addr(&a->arp_data.arp_sha) &&
 	    (op == RTE_ARP_OP_REPLY || op == RTE_ARP_OP_REQUEST)) {
 		bool moved = !t->nh_known ||
 			!rte_is_same_ether_addr(&t->nh_mac,
@@ -998,7 +1078,7 @@ arp_in(struct hgw_tcp *t, struct rte_arp_hdr *a)
 				   t->state == HGW_TCP_ESTABLISHED))
 			template_build(t);
 	}
-	if (op == RTE_ARP_OP_REQUEST && tip == t->cfg.ip)
+	if (op == RTE_ARP_OP_REQUEST && tip == t->cfg.ip && reply_ok(t))
 		arp_send(t, RTE_ARP_OP_REPLY, &a->arp_data.arp_sha, sip,
 			 &a->arp_data.arp_sha);
 }
@@ -1020,6 +1100,8 @@ icmp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 		t->st.rx_bad++;
 		return;
 	}
+	if (!reply_ok(t))
+		return;
 	m = frame_new(t, &eh->src_addr, RTE_ETHER_TYPE_IPV4,
 		      (uint32_t)sizeof(*oip) + l4len);
 	if (m == NULL)
@@ -1164,6 +1246,11 @@ timers(struct hgw_tcp *t)
 		    t->snd_una != t->snd_max) {
 			uint32_t flight = t->snd_max - t->snd_una;
 
+			/* a peer that answers our probes with a zero window
+			 * is alive: its RTOs do not count towards failing */
+			if (t->snd_wnd == 0 && now - t->last_rx < t->rto) {
+				t->backoff = t->backoff > 0 ? t->backoff - 1 : 0;
+			}
 			if (++t->backoff >= MAX_RTO_BACKOFF) {
 				fail(t, HGW_TCP_WHY_TIMEOUT);
 				return;
@@ -1176,6 +1263,7 @@ timers(struct hgw_tcp *t)
 			t->in_recovery = false;
 			t->dupacks = 0;
 			t->rtt_ts = 0;
+			t->recover = t->snd_max;
 			t->snd_nxt = t->snd_una;
 			rto_arm(t);
 			output(t);
@@ -1223,7 +1311,7 @@ hgw_tcp_poll(struct hgw_tcp *t, uint64_t now_tsc)
 		if (t->state == HGW_TCP_ESTABLISHED)
 			output(t);
 		if (t->ack_due)
-			send_seg(t, t->snd_nxt, RTE_TCP_ACK_FLAG, 0);
+			send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
 	}
 }
 

@@ -28,7 +28,10 @@
  *     (the gateway, or the server on the link), refreshes it;
  *     ICMP echo requests are answered;
  *   - IPv4 and TCP checksums in software, or by the port where it offers
- *     them (cfg.cksum_offload); received checksums are verified.
+ *     them (cfg.cksum_offload); received checksums are verified;
+ *   - replies to frames from outside (RSTs, challenge ACKs, ARP replies,
+ *     pings) at most 200 a second (bursts of 50): they share the orders'
+ *     TX queue and mbufs.
  * Not done: SACK, timestamps, IP options on send, fragments (dropped),
  * more than one connection. Single-threaded: every call on the owner
  * lcore.
@@ -87,6 +90,8 @@ struct hgw_tcp_stats {
 	uint64_t zero_window_probes, keepalives;
 	uint64_t challenge_acks, rst_sent, rst_rcvd;
 	uint64_t arp_requests, arp_replies, icmp_echo;
+	uint64_t replies_limited;       /* replies to outside frames held
+					 * back (a flood) */
 	uint64_t opens, fails[HGW_TCP_WHY_N];
 	uint64_t srtt_us;               /* at the last sample */
 };
