@@ -850,13 +850,13 @@ tcp_report(const struct hgw_tcp *tcp, FILE *out)
 		PRIu64 " (%" PRIu64 " bytes), retransmitted bytes %" PRIu64
 		" (timeouts %" PRIu64 ", fast %" PRIu64 "), duplicate acks %"
 		PRIu64 ", received bytes %" PRIu64 ", out of order %" PRIu64
-		", duplicate %" PRIu64 ", bad %" PRIu64 ", zero-window probes %"
+		" (not kept %" PRIu64 "), duplicate %" PRIu64 ", bad %" PRIu64 ", zero-window probes %"
 		PRIu64 ", keepalives %" PRIu64 ", challenge acks %" PRIu64
 		", resets sent %" PRIu64 " received %" PRIu64 ", tx refused %"
 		PRIu64 ", no mbuf %" PRIu64 ", srtt %" PRIu64 " us, state %s\n",
 		ts->opens, ts->tx_segs, ts->tx_bytes, ts->rexmit_bytes,
 		ts->rto, ts->fast_rexmit, ts->dupacks, ts->rx_bytes,
-		ts->rx_ooo, ts->rx_dup, ts->rx_bad, ts->zero_window_probes,
+		ts->rx_ooo, ts->rx_ooo_dropped, ts->rx_dup, ts->rx_bad, ts->zero_window_probes,
 		ts->keepalives, ts->challenge_acks, ts->rst_sent,
 		ts->rst_rcvd, ts->tx_full, ts->no_mbuf, ts->srtt_us,
 		hgw_tcp_state(tcp) == HGW_TCP_FAILED ?

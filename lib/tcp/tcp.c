@@ -40,6 +40,7 @@
 #define ARP_REFRESH_MS 30000
 #define KEEPALIVE_PROBES 3
 #define TX_MBUFS 2047
+#define OOO_MAX 8               /* ranges held after a hole */
 #define REPLY_RATE 200
 #define REPLY_BURST 50
 
@@ -88,6 +89,8 @@ struct hgw_tcp {
 	uint8_t *rcv;
 	uint32_t rcv_mask;
 	uint32_t irs, rcv_nxt, rcv_read;
+	struct { uint32_t start, end; } ooo[OOO_MAX];  /* after rcv_nxt */
+	uint32_t ooo_n;
 	bool fin_rcvd;
 	bool ack_due;
 	uint32_t last_wnd;              /* the window last announced */
@@ -597,6 +600,7 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 	t->fin_queued = t->fin_acked = t->fin_rcvd = false;
 	t->ack_due = false;
 	t->irs = t->rcv_nxt = t->rcv_read = 0;
+	t->ooo_n = 0;
 	t->last_wnd = 0;
 	t->recover = t->iss;
 	t->cwnd = t->ssthresh = 0;
@@ -843,11 +847,70 @@ ack_in(struct hgw_tcp *t, uint32_t ack, uint32_t seq, uint32_t win,
 
 /* Data (and a FIN) at seq: in order into the ring; anything else is
  * answered with an ACK of what we have. */
+/* Copy len bytes into the receive ring at sequence seq. */
+static void
+rcv_copy(struct hgw_tcp *t, uint32_t seq, const uint8_t *d, uint32_t len)
+{
+	uint32_t off = seq & t->rcv_mask;
+	uint32_t first = t->cfg.rcv_buf - off;
+
+	if (first > len)
+		first = len;
+	memcpy(t->rcv + off, d, first);
+	memcpy(t->rcv, d + first, len - first);
+}
+
+/* Bytes after a hole: into the ring where they belong (inside the
+ * window), their range remembered (at most OOO_MAX ranges, merged). The
+ * duplicate ACK goes now, so that three of them trigger the peer's fast
+ * retransmit of the hole. A FIN after a hole is left for the peer to
+ * send again. */
+static void
+ooo_in(struct hgw_tcp *t, uint32_t seq, const uint8_t *d, uint32_t len)
+{
+	uint32_t room = t->cfg.rcv_buf - (t->rcv_nxt - t->rcv_read);
+	uint32_t off = seq - t->rcv_nxt, end, i, j;
+
+	t->st.rx_ooo++;
+	send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
+	if (off >= room || len == 0)
+		return;
+	if (len > room - off)
+		len = room - off;
+	end = seq + len;
+	/* the first range that ends at or after seq */
+	for (i = 0; i < t->ooo_n && SEQ_LT(t->ooo[i].end, seq); i++)
+		;
+	if (i < t->ooo_n && SEQ_LEQ(t->ooo[i].start, end)) {
+		/* overlaps or touches ranges i..j-1: one range */
+		for (j = i; j < t->ooo_n && SEQ_LEQ(t->ooo[j].start, end); j++)
+			;
+		if (SEQ_LT(t->ooo[i].start, seq))
+			seq = t->ooo[i].start;
+		if (SEQ_GT(t->ooo[j - 1].end, end))
+			end = t->ooo[j - 1].end;
+		memmove(&t->ooo[i + 1], &t->ooo[j],
+			(t->ooo_n - j) * sizeof(t->ooo[0]));
+		t->ooo_n -= j - i - 1;
+	} else {
+		if (t->ooo_n == OOO_MAX) {
+			t->st.rx_ooo_dropped++;
+			return;
+		}
+		memmove(&t->ooo[i + 1], &t->ooo[i],
+			(t->ooo_n - i) * sizeof(t->ooo[0]));
+		t->ooo_n++;
+	}
+	rcv_copy(t, t->rcv_nxt + off, d, len);
+	t->ooo[i].start = seq;
+	t->ooo[i].end = end;
+}
+
 static void
 data_in(struct hgw_tcp *t, uint32_t seq, const uint8_t *d, uint32_t len,
 	bool fin)
 {
-	uint32_t room, off, first;
+	uint32_t room;
 
 	if (t->fin_rcvd) {
 		if (len != 0 || fin)
@@ -874,11 +937,7 @@ data_in(struct hgw_tcp *t, uint32_t seq, const uint8_t *d, uint32_t len,
 		seq = t->rcv_nxt;
 	}
 	if (seq != t->rcv_nxt) {
-		/* a hole before it: the peer sends it again; the duplicate
-		 * ACK goes now, so that three of them trigger its fast
-		 * retransmit */
-		t->st.rx_ooo++;
-		send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
+		ooo_in(t, seq, d, len);
 		return;
 	}
 	room = t->cfg.rcv_buf - (t->rcv_nxt - t->rcv_read);
@@ -888,15 +947,20 @@ data_in(struct hgw_tcp *t, uint32_t seq, const uint8_t *d, uint32_t len,
 		fin = false;
 	}
 	if (len != 0) {
-		off = t->rcv_nxt & t->rcv_mask;
-		first = t->cfg.rcv_buf - off;
-		if (first > len)
-			first = len;
-		memcpy(t->rcv + off, d, first);
-		memcpy(t->rcv, d + first, len - first);
+		rcv_copy(t, seq, d, len);
 		t->rcv_nxt += len;
 		t->st.rx_bytes += len;
 		t->ack_due = true;
+		/* ranges held after a hole this closed */
+		while (t->ooo_n != 0 && SEQ_LEQ(t->ooo[0].start, t->rcv_nxt)) {
+			if (SEQ_GT(t->ooo[0].end, t->rcv_nxt)) {
+				t->st.rx_bytes += t->ooo[0].end - t->rcv_nxt;
+				t->rcv_nxt = t->ooo[0].end;
+				fin = false;    /* it was not the last byte */
+			}
+			memmove(&t->ooo[0], &t->ooo[1],
+				--t->ooo_n * sizeof(t->ooo[0]));
+		}
 	}
 	if (fin) {
 		t->fin_rcvd = true;

@@ -223,11 +223,17 @@ dpdk-login)
 		-e soupbintcp.packet_type 2>/dev/null | tr ',' '\n' | tr -d "'" >"$T/types"
 	expect_eq "tshark: Unsequenced Data packets" "$(grep -cx U "$T/types")" "$(vv "orders sent")"
 	expect_eq "tshark: Login Requests" "$(grep -cx L "$T/types")" 1
+	# Expected: the venue's retransmissions and our duplicate ACKs of
+	# them, when the TX lcore was descheduled longer than the venue's RTO
+	# (4 busy lcores on 2 CPUs here); counted, not failed on.
+	peer_rexmit="ip.src == $SIM_IP && (tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission)"
+	our_dupack="ip.src == $OUR_IP && tcp.analysis.duplicate_ack"
 	tshark -r "$T/session.pcapng" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
-		-Y "tcp.analysis.flags && !tcp.analysis.window_update || tcp.checksum.status == 0 || ip.checksum.status == 0" \
+		-Y "(tcp.analysis.flags && !tcp.analysis.window_update && !($peer_rexmit) && !($our_dupack)) || tcp.checksum.status == 0 || ip.checksum.status == 0" \
 		>"$T/warn" 2>"$T/warn.err"
 	[ ! -s "$T/warn" ] || fail "tshark: TCP analysis warnings: $(head -5 "$T/warn")"
-	echo "  tshark: $(grep -c . "$T/types") SoupBinTCP packets, no TCP analysis warning, checksums right"
+	expected=$(tshark -r "$T/session.pcapng" -Y "($peer_rexmit) || ($our_dupack)" 2>/dev/null | grep -c . || true)
+	echo "  tshark: $(grep -c . "$T/types") SoupBinTCP packets, no TCP analysis warning but $expected venue retransmissions and our duplicate ACKs of them, checksums right"
 	# the peer's kernel learnt our address by ARP, and got its pings back
 	nsx ip neigh show "$OUR_IP" dev "$VB" | grep -q "$(cat /sys/class/net/"$VA"/address)" ||
 		fail "the peer has no ARP entry for us: $(nsx ip neigh show dev "$VB")"

@@ -19,9 +19,9 @@
  *     (RFC 6298: smoothed RTT, Karn's rule, back-off, go-back-N) and fast
  *     retransmit at three duplicate ACKs (NewReno partial ACKs, RFC
  *     6582); zero-window probes and keepalives;
- *   - receiving: in-order bytes into a ring whose free space is the
- *     window announced; out-of-order segments are dropped and answered
- *     with a duplicate ACK (the peer retransmits them);
+ *   - receiving: bytes into a ring whose free space is the window
+ *     announced; bytes after a hole are kept in place (up to 8 ranges)
+ *     and answered with a duplicate ACK, and taken when the hole fills;
  *   - FIN both ways; RST sent to segments of no connection; a RST or SYN
  *     inside the window gets a challenge ACK (RFC 5961);
  *   - ARP: answers requests for our address, resolves the next hop
@@ -81,7 +81,8 @@ struct hgw_tcp_stats {
 	uint64_t rx_frames, rx_tcp, rx_arp, rx_icmp, rx_other;
 	uint64_t rx_bad;                /* malformed or bad checksum */
 	uint64_t rx_bytes;              /* in-order data taken */
-	uint64_t rx_ooo;                /* out-of-order segments dropped */
+	uint64_t rx_ooo;                /* segments after a hole */
+	uint64_t rx_ooo_dropped;        /* ... not kept (no range left) */
 	uint64_t rx_dup;                /* data we already had */
 	uint64_t rx_no_room;            /* bytes beyond our window dropped */
 	uint64_t tx_segs, tx_bytes, tx_full;   /* tx_full: the queue refused */
