@@ -20,6 +20,7 @@
 #include <rte_mempool.h>
 
 #include "config.h"
+#include "igmp.h"
 #include "hgw_cli.h"
 #include "hgw_idio.h"
 #include "journal.h"
@@ -93,6 +94,10 @@ struct hgw_app {
 	uint32_t rq_server_ip;
 	uint16_t rq_server_port;
 	enum stop_reason why;           /* the control loop's */
+	/* [feed] igmp: the control lcore's reports, on TX queue igmp_queue
+	 * of [rx] port (app_ports_setup) */
+	struct hgw_igmp igmp;
+	uint16_t igmp_queue;
 };
 
 /* ports.c */

@@ -53,6 +53,12 @@ static const char *const rx_modes[] = {
 	[HGW_RX_FLOW_MIRROR] = "flow-mirror",
 };
 
+static const char *const igmp_modes[] = {
+	[HGW_IGMP_OFF] = "off",
+	[HGW_IGMP_V2] = "v2",
+	[HGW_IGMP_V3] = "v3",
+};
+
 static const char *const venue_stacks[] = {
 	[HGW_VENUE_STACK_KERNEL] = "kernel",
 	[HGW_VENUE_STACK_DPDK] = "dpdk",
@@ -117,6 +123,8 @@ static const struct key keys[] = {
 	K("feed", "group_b",  KEY_IPV4, feed.group_b, 0, 0, "0.0.0.0"),
 	K("feed", "hold_frames", KEY_U32, hold_frames, 1, 1024, "1024"),
 	K("feed", "hold_us",  KEY_U32,  hold_us, 1, 10000000, "1000"),
+	KE("feed", "igmp",    igmp, igmp_modes, "off"),
+	K("feed", "igmp_source", KEY_IPV4, igmp_source, 0, 0, "0.0.0.0"),
 	KS("recovery", "server", KEY_STR, rq_server, ""),
 	K("recovery", "client_port", KEY_U16, rq_client_port, 1, 65535 - 16, "26500"),
 	K("recovery", "timeout_ms", KEY_U32, rq_timeout_ms, 1, 60000, "20"),

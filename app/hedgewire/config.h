@@ -39,6 +39,12 @@ enum hgw_rx_mode {
 };
 
 /* Where a burst's arrival time comes from (unpaced). */
+enum hgw_igmp_mode {
+	HGW_IGMP_OFF,
+	HGW_IGMP_V2,              /* RFC 2236 reports and leaves */
+	HGW_IGMP_V3,              /* RFC 3376 reports */
+};
+
 enum hgw_venue_stack {
 	HGW_VENUE_STACK_KERNEL,   /* a kernel TCP socket */
 	HGW_VENUE_STACK_DPDK,     /* lib/tcp on [order] port */
@@ -153,6 +159,8 @@ struct hgw_config {
 	uint32_t venue_cancel_on_disconnect;
 	char venue_journal[256];  /* the venue's messages; empty: none */
 	uint32_t venue_stack;     /* HGW_VENUE_STACK_* */
+	uint32_t igmp;            /* HGW_IGMP_*: the feed port joins its groups */
+	uint32_t igmp_source;     /* the reports' source address (host order) */
 	char venue_address[32];   /* stack = dpdk: ours, "IP/PREFIX" */
 	uint32_t venue_gateway;   /* stack = dpdk: next hop off the subnet */
 };

@@ -233,7 +233,7 @@ control_loop(struct hgw_app *a)
 	uint64_t contradicted = 0;
 
 	for (;;) {
-		uint64_t frames = 0;
+		uint64_t frames = 0, queries = 0;
 		uint32_t ended = 1;
 
 		rte_delay_us_sleep(1000);
@@ -260,6 +260,9 @@ control_loop(struct hgw_app *a)
 		for (uint32_t i = 0; i < c->workers; i++) {
 			frames += atomic_load_explicit(&w[i]->shared.frames,
 						       memory_order_relaxed);
+			queries = RTE_MAX(queries, (uint64_t)
+				atomic_load_explicit(&w[i]->shared.igmp_queries,
+						     memory_order_relaxed));
 			ended &= atomic_load_explicit(&w[i]->shared.at_end,
 						      memory_order_relaxed) |
 				 atomic_load_explicit(&w[i]->shared.dead,
@@ -269,6 +272,7 @@ control_loop(struct hgw_app *a)
 			return STOP_END;
 		uint64_t now = rte_get_timer_cycles();
 
+		hgw_igmp_poll(&a->igmp, queries, now);
 		if (stats_every != 0 && now >= stats_next) {
 			hgw_stats_tel_record(0);
 			stats_next = now + stats_every;
@@ -408,6 +412,7 @@ main(int argc, char **argv)
 		app.txlcore->venue = app.venue;
 	app_recovery_lines_init(&app);
 	app_ports_setup(&app);
+	hgw_igmp_init(&app.igmp, conf, app.igmp_queue, app.rx_pool);
 	hgw_pdump_clock(app.rx_pool, conf->rx_port);
 	hgw_capture_check_start(conf->rx_port);
 	if (conf->rx_mode == HGW_RX_FANOUT)
@@ -457,6 +462,7 @@ main(int argc, char **argv)
 			    app.w[i]->lcore);
 
 	app.why = control_loop(&app);
+	hgw_igmp_leave(&app.igmp);
 	hgw_opsock_fini();
 	hgw_ctl_close();
 	/* release: no event is posted after the close; the workers' acquire
@@ -480,6 +486,7 @@ main(int argc, char **argv)
 	}
 
 	status = app_report(&app);
+	hgw_igmp_report(&app.igmp, stdout);
 	if (trading->journal != NULL)
 		hgw_journal_free(trading->journal);
 	if (args->dump_book != NULL)

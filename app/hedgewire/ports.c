@@ -160,11 +160,17 @@ app_ports_setup(struct hgw_app *a)
 			    info.driver_name);
 	}
 
+	/* [feed] igmp: the control lcore's reports on a TX queue of [rx]
+	 * port after the others */
+	uint16_t nigmp = c->igmp != HGW_IGMP_OFF;
+
 	if (!trading || c->tx_port == c->rx_port) {
-		port_start(c->rx_port, nrx, trading ? ntx : 0, c->rx_desc, pool,
-			   offl, "[rx] port");
+		a->igmp_queue = trading ? ntx : 0;
+		port_start(c->rx_port, nrx, (uint16_t)(a->igmp_queue + nigmp),
+			   c->rx_desc, pool, offl, "[rx] port");
 	} else {
-		port_start(c->rx_port, nrx, 0, c->rx_desc, pool, offl,
+		a->igmp_queue = 0;
+		port_start(c->rx_port, nrx, nigmp, c->rx_desc, pool, offl,
 			   "[rx] port");
 		/* [venue] stack = dpdk: the venue's segments, ARP and pings
 		 * come back on RX queue 0, the TX lcore's */

@@ -424,6 +424,8 @@ app_workers_init(struct hgw_app *a)
 		struct hgw_feed_conf fc = c->feed;
 
 		fc.join_baseline = (uint8_t)(c->join == 1);
+		fc.igmp_queries = c->igmp != HGW_IGMP_OFF ?
+				  &w[i]->shared.igmp_queries : NULL;
 		w[i]->lines = (uint16_t)c->lines;
 		w[i]->queue = (uint16_t)(i * c->lines);
 		w[i]->queue_b = (uint16_t)(i * c->lines + 1);

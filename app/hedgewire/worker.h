@@ -348,6 +348,11 @@ struct hgw_worker {
 		 * here); relaxed: a count the control plane polls to set
 		 * the kill switch, it publishes no other data. */
 		_Atomic uint64_t refused;
+		/* IGMP membership queries this worker's decoder saw
+		 * ([feed] igmp; hgw_feed_conf.igmp_queries points here);
+		 * relaxed: a count the control lcore polls to answer with
+		 * a report, it publishes no other data. */
+		_Atomic uint64_t igmp_queries;
 	} shared __rte_cache_aligned;
 	/* Written by the control plane, read by the worker (control.c):
 	 * events announced to it, and of those, stamped with their

@@ -13,6 +13,7 @@
 #define VLAN_HDR_LEN    4
 #define IPV4_MIN_HDR    20
 #define IPPROTO_UDP_NUM 17
+#define IPPROTO_IGMP_NUM 2
 #define UDP_HDR_LEN     8
 
 #define HGW_FEED_DROP_NAME(code, name, help) [HGW_FEED_DROP_##code] = name,
@@ -574,6 +575,15 @@ l2_l4(struct hgw_feed *f, const uint8_t *frame, uint32_t len, uint32_t ck,
 	/* flags + fragment offset: MF bit or any offset means a fragment */
 	if ((hgw_be16(ip + 6) & 0x3FFF) != 0)
 		return drop(f, HGW_FEED_DROP_IP_FRAGMENT);
+	if (ip[9] == IPPROTO_IGMP_NUM && tot - ihl >= 8 && ip[ihl] == 0x11) {
+		/* a membership query: whoever sends our reports answers it */
+		uint64_t n = ++f->stats.drops[HGW_FEED_DROP_IGMP_QUERY];
+
+		if (f->conf.igmp_queries != NULL)
+			atomic_store_explicit(f->conf.igmp_queries, n,
+					      memory_order_relaxed);
+		return -(int)HGW_FEED_DROP_IGMP_QUERY - 1;
+	}
 	if (ip[9] != IPPROTO_UDP_NUM)
 		return drop(f, HGW_FEED_DROP_NOT_UDP);
 

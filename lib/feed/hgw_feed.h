@@ -18,6 +18,7 @@
 #ifndef HGW_FEED_H
 #define HGW_FEED_H
 
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stddef.h>
 
@@ -53,7 +54,8 @@ extern "C" {
 	X(ITCH_BAD_LENGTH,"itch_bad_length", "ITCH message length does not match its type") \
 	X(ITCH_UNKNOWN,   "itch_unknown_type", "ITCH message type not in ITCH 5.0") \
 	X(USE_AFTER_FREE, "use_after_free",  "frame starts with the freed-buffer poison pattern (HGW_FEED_POISON)") \
-	X(RETRANS_UNASKED, "retrans_unasked", "a retransmission outside the one request outstanding (another session or range, or none asked)")
+	X(RETRANS_UNASKED, "retrans_unasked", "a retransmission outside the one request outstanding (another session or range, or none asked)") \
+	X(IGMP_QUERY,     "igmp_query",      "an IGMP membership query (answered with a report when [feed] igmp is on)")
 
 enum hgw_feed_drop {
 #define HGW_FEED_DROP_ENUM(code, name, help) HGW_FEED_DROP_##code,
@@ -109,6 +111,10 @@ struct hgw_feed_conf {
 	uint32_t alt_ip;
 	uint16_t alt_port;
 	uint32_t alt_src;   /* ... sent by this address only (0: any) */
+	/* IGMP membership queries seen, stored here (when not NULL) at each
+	 * one, relaxed: a count another thread polls to answer them with a
+	 * report; it publishes nothing else */
+	_Atomic uint64_t *igmp_queries;
 	uint16_t alt_sport; /* ... from this UDP port only (0: any) */
 	/* A packet ahead of the expected number (a gap, or the first packet
 	 * of a session met mid-way without join_baseline) is not taken but

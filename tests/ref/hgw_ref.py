@@ -510,7 +510,7 @@ DROP_KEYS = ['eth_short', 'not_ipv4', 'vlan_mismatch', 'ip_bad_header',
 # reasons added later: --stats lists them only when not zero, so that the
 # output on a clean feed stays what it was
 DROP_KEYS_NEW = ['ip_checksum', 'udp_checksum', 'mold_seq_zero', 'mold_suspect',
-                 'mold_new_session']
+                 'mold_new_session', 'igmp_query']
 
 
 # ---------------------------------------------------------------- engine
@@ -1038,6 +1038,10 @@ def run(feed_path, conf, table, trace=None, events=None):
             continue
         if H(buf, q + 6)[0] & 0x3FFF:
             drops['ip_fragment'] += 1
+            continue
+        if buf[q + 9] == 2 and tot - ihl >= 8 and buf[q + ihl] == 0x11:
+            # an IGMP Membership Query (RFC 2236, RFC 3376: type 0x11)
+            drops['igmp_query'] += 1
             continue
         if buf[q + 9] != 17:
             drops['not_udp'] += 1
