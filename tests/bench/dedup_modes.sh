@@ -75,41 +75,11 @@ hw() {
 	fi
 }
 
-# venue: 1 worker + TX lcore, orders over TCP to the venue simulator; the
-# rx_to_tx line goes to stdout, the dequeue -> send() line to $work/vsend.
-hw_venue() {
-	local pid port
-	rm -f "$work/vport" "$work/vstate"
-	python3 scripts/venue_sim.py --listen 127.0.0.1:0 --user U --password P \
-		--session S --ready-file "$work/vport" >"$work/vsim.out" 2>&1 &
-	pid=$!
-	for ((i = 0; i < 100; i++)); do [ -s "$work/vport" ] && break; sleep 0.05; done
-	port=$(cat "$work/vport")
-	# shellcheck disable=SC2046
-	HGW_VENUE_PASSWORD=P $B/hedgewire/hedgewire "$(lcores 3)" --no-pci \
-		$(scripts/eal-args.sh $((mb + 400))) \
-		--file-prefix hgw-bench --log-level=error \
-		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" -- \
-		-c conf/demo.ini --set "table.file=$work/table.tbl" \
-		--set book.instruments=4096 --set rx.burst=1 \
-		--set run.workers=1 --set run.dedup=tx-lcore \
-		--set order.journal= --set run.idle_timeout_ms=0 \
-		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
-		--set risk.max_orders_total=4096 \
-		--set venue.host=127.0.0.1 --set venue.port="$port" \
-		--set venue.username=U --set venue.session=S \
-		--set venue.state_file="$work/vstate" \
-		--set venue.max_orders_per_sec=0 \
-		--set venue.max_orders_per_sec_per_symbol=0 >"$work/out"
-	kill "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-	sed -n 's/^ *venue_send: //p' "$work/out" >"$work/vsend"
-	# one worker: its sender's (the TX lcore's) line
-	sed -n 's/^  rx_to_tx: //p' "$work/out"
-}
-
-# venue-dpdk: as hw_venue, with the session on hedgewire's TCP over a veth
-# (net_af_packet) to the simulator in the namespace $ns.
+# venue [dpdk]: 1 worker + TX lcore, orders over TCP to the venue
+# simulator, on 127.0.0.1 through the kernel's TCP, or ("dpdk") over
+# hedgewire's TCP on a veth (net_af_packet) to the simulator in the
+# namespace $ns; the rx_to_tx line goes to stdout, the dequeue -> send
+# line to $work/vsend.
 ns=hgwbench$$
 netns_up() {
 	ip netns add "$ns"
@@ -125,12 +95,18 @@ netns_down() {
 	ip netns del "$ns" 2>/dev/null || true
 	ip link del hgwbench$$a 2>/dev/null || true
 }
-hw_venue_dpdk() {
-	local pid port
+hw_venue() {
+	local pid port host=127.0.0.1 in="" eal=() sets=()
+	if [ "${1:-}" = dpdk ]; then
+		host=10.79.0.2
+		in="ip netns exec $ns"
+		eal=(--vdev "net_af_packet0,iface=hgwbench$$a")
+		sets=(--set order.port=1 --set venue.stack=dpdk
+		      --set venue.address=10.79.0.1/24)
+	fi
 	rm -f "$work/vport" "$work/vstate"
-	ip netns exec "$ns" python3 scripts/venue_sim.py --listen 10.79.0.2:0 \
-		--user U --password P --session S --ready-file "$work/vport" \
-		>"$work/vsim.out" 2>&1 &
+	$in python3 scripts/venue_sim.py --listen "$host:0" --user U --password P \
+		--session S --ready-file "$work/vport" >"$work/vsim.out" 2>&1 &
 	pid=$!
 	for ((i = 0; i < 100; i++)); do [ -s "$work/vport" ] && break; sleep 0.05; done
 	port=$(cat "$work/vport")
@@ -139,22 +115,22 @@ hw_venue_dpdk() {
 		$(scripts/eal-args.sh $((mb + 400))) \
 		--file-prefix hgw-bench --log-level=error \
 		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" \
-		--vdev "net_af_packet0,iface=hgwbench$$a" -- \
+		"${eal[@]}" -- \
 		-c conf/demo.ini --set "table.file=$work/table.tbl" \
 		--set book.instruments=4096 --set rx.burst=1 \
 		--set run.workers=1 --set run.dedup=tx-lcore \
 		--set order.journal= --set run.idle_timeout_ms=0 \
 		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
-		--set risk.max_orders_total=4096 --set order.port=1 \
-		--set venue.host=10.79.0.2 --set venue.port="$port" \
-		--set venue.stack=dpdk --set venue.address=10.79.0.1/24 \
+		--set risk.max_orders_total=4096 \
+		--set venue.host="$host" --set venue.port="$port" \
 		--set venue.username=U --set venue.session=S \
 		--set venue.state_file="$work/vstate" \
 		--set venue.max_orders_per_sec=0 \
-		--set venue.max_orders_per_sec_per_symbol=0 >"$work/out"
+		--set venue.max_orders_per_sec_per_symbol=0 "${sets[@]}" >"$work/out"
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	sed -n 's/^ *venue_send: //p' "$work/out" >"$work/vsend"
+	# one worker: its sender's (the TX lcore's) line
 	sed -n 's/^  rx_to_tx: //p' "$work/out"
 }
 
@@ -192,7 +168,7 @@ for ((r = 1; r <= rounds; r++)); do
 		cp "$work/vsend" "$work/r$r.venue-send"
 	fi
 	if [ $vdpdk = 1 ]; then
-		hw_venue_dpdk >"$work/r$r.venue-dpdk"
+		hw_venue dpdk >"$work/r$r.venue-dpdk"
 		cp "$work/vsend" "$work/r$r.venue-dpdk-send"
 	fi
 	echo "round $r done"

@@ -8,11 +8,19 @@ PREFIX="hgw-it-$$"
 # end. A process that stops on a start-up error leaves its huge page
 # files behind (EAL removes them on the next start with the same prefix).
 PIDS=()
+# Network namespaces a test made (netns_add), with what runs in them, and
+# the host ends of their veth pairs, are removed at the end too.
+NETNS=() NETIFS=()
 # HGW_IT_KEEP=1 keeps $T of a failed test for a look afterwards.
 it_cleanup() {
 	local rc=$? p d
 	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	for d in "${NETNS[@]}"; do
+		ip netns pids "$d" 2>/dev/null | xargs -r kill 2>/dev/null || true
+	done
 	[ ${#PIDS[@]} -eq 0 ] || wait 2>/dev/null || true
+	for d in "${NETNS[@]}"; do ip netns del "$d" 2>/dev/null || true; done
+	for d in "${NETIFS[@]}"; do ip link del "$d" 2>/dev/null || true; done
 	if [ "$rc" -ne 0 ] && [ -n "${HGW_IT_KEEP:-}" ]; then
 		echo "kept $T"
 	else
@@ -25,6 +33,18 @@ it_cleanup() {
 trap it_cleanup EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
+
+# netns_add NS HOSTIF: a network namespace NS with its loopback up, and a
+# veth pair HOSTIF (here) / PEERIF (in NS); both go at the end. Needs root.
+netns_add() {
+	ip netns add "$1" || fail "ip netns add $1"
+	NETNS+=("$1")
+	ip netns exec "$1" ip link set lo up
+	ip link add "$2" type veth peer name "$3" netns "$1" || fail "ip link add $2"
+	NETIFS+=("$2")
+	sysctl -qw "net.ipv6.conf.$2.disable_ipv6=1"
+	ip link set "$2" up
+}
 
 # run_hw LCORES VDEV [app args...]: runs hedgewire, output in $T/out,
 # stderr in $T/err; returns its exit status. LCORES is one EAL argument:
@@ -90,10 +110,14 @@ check_bbo() {
 }
 
 # sim_start [simulator options]: a simulator on a free port ($PORT), its
-# journal in $T/sim.jsonl (appended over restarts of hedgewire)
+# journal in $T/sim.jsonl (appended over restarts of hedgewire); in the
+# network namespace $SIM_NS when set, listening on $SIM_LISTEN (default
+# 127.0.0.1:0)
 sim_start() {
 	rm -f "$T/port"
-	python3 "${SIM:-$SRCDIR/scripts/venue_sim.py}" --listen 127.0.0.1:0 --user U --password P --session S \
+	# shellcheck disable=SC2086
+	${SIM_NS:+ip netns exec $SIM_NS} python3 "${SIM:-$SRCDIR/scripts/venue_sim.py}" \
+		--listen "${SIM_LISTEN:-127.0.0.1:0}" --user U --password P --session S \
 		--journal "$T/sim.jsonl" --ready-file "$T/port" "$@" \
 		>"$T/sim.out" 2>&1 &
 	SIMPID=$!

@@ -18,20 +18,9 @@ GROUP=233.54.12.111
 NS="hgwi$$"
 VA="hgwi$$a"            # hedgewire's end
 VB="hgwi$$b"            # its bridge port
-ig_cleanup() {
-	local rc=$?
-	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
-	ip netns del "$NS" 2>/dev/null || true
-	ip link del "$VA" 2>/dev/null || true
-	(exit "$rc")
-	it_cleanup
-}
-trap ig_cleanup EXIT
 nsx() { ip netns exec "$NS" "$@"; }
 
-ip netns add "$NS" || fail "ip netns add"
-nsx ip link set lo up
-ip link add "$VA" type veth peer name "$VB" netns "$NS" || fail "veth"
+netns_add "$NS" "$VA" "$VB"
 # the querier: general queries every second (centiseconds), from the
 # bridge's own address
 nsx ip link add br0 type bridge mcast_snooping 1 mcast_querier 1 \
@@ -41,8 +30,6 @@ nsx ip addr add 10.81.0.2/24 dev br0
 nsx ip link set "$VB" master br0
 nsx ip link set "$VB" up
 nsx ip link set br0 up
-sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1"
-ip link set "$VA" up
 
 cat >"$T/conf.ini" <<EOF
 [feed]

@@ -31,28 +31,18 @@ OUR_IP=10.78.0.1
 SIM_IP=10.78.0.2
 FWDPID=""
 
-dp_cleanup() {
-	local rc=$?
-	ip netns pids "$NS" 2>/dev/null | xargs -r kill 2>/dev/null || true
-	ip netns del "$NS" 2>/dev/null || true
-	ip link del "$VA" 2>/dev/null || true
-	(exit "$rc")
-	it_cleanup
-}
-trap dp_cleanup EXIT
-
 # (in the background, "ip netns exec" itself: $! is then the process)
 nsx() { ip netns exec "$NS" "$@"; }
+SIM_NS=$NS
+SIM_LISTEN="$SIM_IP:0"
 
 # net_up [forwarder options]: the namespace and the veth pair; with
 # options, two pairs and tcp_fault_fwd.py between them in the namespace
 net_up() {
-	ip netns add "$NS" || fail "ip netns add"
-	nsx ip link set lo up
 	if [ $# -eq 0 ]; then
-		ip link add "$VA" type veth peer name "$VB" netns "$NS" || fail "ip link add veth"
+		netns_add "$NS" "$VA" "$VB"
 	else
-		ip link add "$VA" type veth peer name "${VA}f" netns "$NS" || fail "ip link add veth"
+		netns_add "$NS" "$VA" "${VA}f"
 		nsx ip link add "${VA}g" type veth peer name "$VB" || fail "ip link add veth (2)"
 		nsx ip link set "${VA}f" up
 		nsx ip link set "${VA}g" up
@@ -63,8 +53,6 @@ net_up() {
 	# the kernel fills in its checksums (offloaded to a veth, they would
 	# reach the raw socket under net_af_packet unfilled)
 	nsx ethtool -K "$VB" tx off >/dev/null
-	sysctl -qw "net.ipv6.conf.$VA.disable_ipv6=1"
-	ip link set "$VA" up
 	if [ $# -ne 0 ]; then
 		nsx ethtool -K "${VA}f" tx off >/dev/null
 		nsx ethtool -K "${VA}g" tx off >/dev/null
@@ -81,23 +69,6 @@ net_up() {
 		done
 		[ -s "$T/fwd.ready" ] || fail "the forwarder did not start"
 	fi
-}
-
-# sim_start [simulator options]: in the namespace, on $SIM_IP (port
-# $SIM_PORT, default any)
-sim_start() {
-	rm -f "$T/port"
-	ip netns exec "$NS" python3 "$SIM" --listen "$SIM_IP:${SIM_PORT:-0}" --user U --password P --session S \
-		--journal "$T/sim.jsonl" --ready-file "$T/port" "$@" \
-		>>"$T/sim.out" 2>&1 &
-	SIMPID=$!
-	PIDS+=("$SIMPID")
-	for ((i = 0; i < 600; i++)); do
-		[ -s "$T/port" ] && break
-		kill -0 "$SIMPID" 2>/dev/null || break
-		sleep 0.05
-	done
-	PORT=$(cat "$T/port") || fail "the simulator did not start: $(cat "$T/sim.out")"
 }
 
 # hw [hedgewire --set options]: as venue_session.sh's, with the order port
@@ -297,7 +268,7 @@ dpdk-peer-restart)
 	# listens again; then a new login asks for the message after the
 	# last one journalled (the kill, and the cancels of what was open)
 	net_up
-	SIM_PORT=$((20000 + $$ % 20000))
+	SIM_LISTEN="$SIM_IP:$((20000 + $$ % 20000))"
 	sim_start --fill-pct 30
 	(hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=1000
 	 echo "$RC" >"$T/rc") &
