@@ -34,6 +34,21 @@ trap it_cleanup EXIT
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# dumpcap_start NS IF FILE [capture filter]: dumpcap on IF in the network
+# namespace NS into FILE, in the background ($DC), once it captures (it
+# writes the file's header and names it); at most 30 s
+dumpcap_start() {
+	ip netns exec "$1" dumpcap -q -i "$2" ${4:+-f "$4"} -w "$3" >"$T/dumpcap.out" 2>&1 &
+	DC=$!
+	PIDS+=("$DC")
+	for ((i = 0; i < 300; i++)); do
+		grep -q "^File: " "$T/dumpcap.out" && [ -s "$3" ] && return 0
+		kill -0 "$DC" 2>/dev/null || fail "dumpcap: $(cat "$T/dumpcap.out")"
+		sleep 0.1
+	done
+	fail "dumpcap not capturing after 30 s: $(cat "$T/dumpcap.out")"
+}
+
 # netns_add NS HOSTIF: a network namespace NS with its loopback up, and a
 # veth pair HOSTIF (here) / PEERIF (in NS); both go at the end. Needs root.
 netns_add() {

@@ -39,15 +39,7 @@ igmp = $VER
 idle_timeout_ms = 0
 EOF
 
-ip netns exec "$NS" dumpcap -q -i "$VB" -f igmp -w "$T/igmp.pcapng" >"$T/dumpcap.out" 2>&1 &
-DC=$!
-PIDS+=("$DC")
-for ((i = 0; i < 300; i++)); do
-	grep -q "^File: " "$T/dumpcap.out" && [ -s "$T/igmp.pcapng" ] && break
-	kill -0 "$DC" 2>/dev/null || fail "dumpcap: $(cat "$T/dumpcap.out")"
-	sleep 0.1
-done
-[ -s "$T/igmp.pcapng" ] || fail "dumpcap not capturing"
+dumpcap_start "$NS" "$VB" "$T/igmp.pcapng" igmp
 
 # shellcheck disable=SC2086
 "$HEDGEWIRE" -l 0-1 --no-pci $EAL_MEM --file-prefix "$PREFIX" --log-level=error \

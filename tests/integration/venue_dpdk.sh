@@ -129,15 +129,7 @@ check_all() {
 # capture_start: dumpcap on the namespace's end of the veth
 capture_start() {
 	command -v dumpcap >/dev/null || { echo "SKIP: no dumpcap"; exit 77; }
-	ip netns exec "$NS" dumpcap -q -i "$VB" -w "$T/session.pcapng" >"$T/dumpcap.out" 2>&1 &
-	DC=$!
-	PIDS+=("$DC")
-	for ((i = 0; i < 300; i++)); do
-		grep -q "^File: " "$T/dumpcap.out" && [ -s "$T/session.pcapng" ] && break
-		kill -0 "$DC" 2>/dev/null || fail "dumpcap: $(cat "$T/dumpcap.out")"
-		sleep 0.1
-	done
-	[ -s "$T/session.pcapng" ] || fail "dumpcap not capturing: $(cat "$T/dumpcap.out")"
+	dumpcap_start "$NS" "$VB" "$T/session.pcapng"
 }
 
 # nft_loss PCT: drop PCT% of the session's segments each way, counted
