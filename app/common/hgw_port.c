@@ -61,6 +61,7 @@ hgw_port_start(uint16_t port, const struct hgw_port_conf *pc, char *err,
 	/* wanted where offered; net_pcap stamps without offering it, and
 	 * whoever needs a stamp checks the mbuf field after the start */
 	conf.rxmode.offloads = pc->rx_offloads & info.rx_offload_capa;
+	conf.txmode.offloads = pc->tx_offloads & info.tx_offload_capa;
 	rc = rte_eth_dev_configure(port, nrx, ntx, &conf);
 	if (rc != 0) {
 		snprintf(err, errlen, "%s: configure with %u RX / %u TX queues "

@@ -22,6 +22,7 @@ struct hgw_port_conf {
 	uint16_t nrxd, ntxd;            /* descriptors (adjusted to the PMD) */
 	struct rte_mempool *rx_pool;    /* needed when nrx > 0 */
 	uint64_t rx_offloads;           /* wanted; kept where offered */
+	uint64_t tx_offloads;           /* wanted; kept where offered */
 	enum hgw_port_rx rx;
 	/* A port with queues one way only gets one idle queue the other way
 	 * where the device has one (rx_pool needed): DPDK 22.11's pdump

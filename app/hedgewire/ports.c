@@ -17,17 +17,20 @@
 #include "app.h"
 #include "hgw_port.h"
 #include "relay.h"
+#include "venue.h"
 
 /* Configure and start a port with nrx RX queues fed from rx_pool and ntx
  * TX queues. */
 static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, uint16_t nrxd,
-	   struct rte_mempool *rx_pool, uint64_t rx_offloads, const char *what)
+	   struct rte_mempool *rx_pool, uint64_t rx_offloads,
+	   uint64_t tx_offloads, const char *what)
 {
 	char err[256], warn[128], whatv[48], rx_why[64];
 	struct hgw_port_conf pc = {
 		.nrx = nrx, .ntx = ntx, .nrxd = nrxd, .ntxd = 512,
 		.rx_pool = rx_pool, .rx_offloads = rx_offloads,
+		.tx_offloads = tx_offloads,
 		/* the feed is multicast: take every group; the decoder
 		 * filters */
 		.rx = HGW_PORT_RX_ALLMULTI, .what = whatv, .rx_why = rx_why,
@@ -167,16 +170,19 @@ app_ports_setup(struct hgw_app *a)
 	if (!trading || c->tx_port == c->rx_port) {
 		a->igmp_queue = trading ? ntx : 0;
 		port_start(c->rx_port, nrx, (uint16_t)(a->igmp_queue + nigmp),
-			   c->rx_desc, pool, offl, "[rx] port");
+			   c->rx_desc, pool, offl, 0, "[rx] port");
 	} else {
 		a->igmp_queue = 0;
-		port_start(c->rx_port, nrx, nigmp, c->rx_desc, pool, offl,
+		port_start(c->rx_port, nrx, nigmp, c->rx_desc, pool, offl, 0,
 			   "[rx] port");
 		/* [venue] stack = dpdk: the venue's segments, ARP and pings
-		 * come back on RX queue 0, the TX lcore's */
-		port_start(c->tx_port, hgw_config_venue(c) &&
-			   c->venue_stack == HGW_VENUE_STACK_DPDK ? 1 : 0,
-			   ntx, c->rx_desc, pool, 0, "[order] port");
+		 * come back on RX queue 0, the TX lcore's; the port computes
+		 * the segments' checksums where it can (venue.c asks) */
+		int dpdk = hgw_config_venue(c) &&
+			   c->venue_stack == HGW_VENUE_STACK_DPDK;
+
+		port_start(c->tx_port, dpdk ? 1 : 0, ntx, c->rx_desc, pool, 0,
+			   dpdk ? HGW_VENUE_TX_OFFLOADS : 0, "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)
 		flow_mirror(c);

@@ -237,6 +237,15 @@ tcp_init(struct hgw_venue *v, const struct hgw_config *c,
 	tc.rcv_buf = 1 << 18;
 	tc.keepalive_ms = 10000;
 	tc.hz = rte_get_tsc_hz();
+	{
+		struct rte_eth_dev_info info;
+
+		/* what ports.c asked for, where the port offers it */
+		tc.cksum_offload = rte_eth_dev_info_get(c->tx_port, &info) == 0 &&
+			(info.tx_offload_capa & HGW_VENUE_TX_OFFLOADS) ==
+			HGW_VENUE_TX_OFFLOADS;
+	}
+	v->tcp_offload = tc.cksum_offload;
 	v->tcp = hgw_tcp_create(&tc);
 	if (v->tcp == NULL)
 		die("[venue] stack = dpdk: cannot set up the TCP on [order] "
@@ -842,7 +851,7 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 }
 
 static void
-tcp_report(const struct hgw_tcp *tcp, FILE *out)
+tcp_report(const struct hgw_tcp *tcp, int offload, FILE *out)
 {
 	const struct hgw_tcp_stats *ts = hgw_tcp_stats(tcp);
 
@@ -864,10 +873,10 @@ tcp_report(const struct hgw_tcp *tcp, FILE *out)
 	fprintf(out, "venue: tcp (dpdk) arp requests %" PRIu64 ", replies %"
 		PRIu64 ", ping replies %" PRIu64 ", replies held back (rate) %"
 		PRIu64 ", frames received %" PRIu64 " (tcp %" PRIu64 ", arp %"
-		PRIu64 ", icmp %" PRIu64 ", other %" PRIu64 ")\n",
+		PRIu64 ", icmp %" PRIu64 ", other %" PRIu64 "), checksums %s\n",
 		ts->arp_requests, ts->arp_replies, ts->icmp_echo,
 		ts->replies_limited, ts->rx_frames, ts->rx_tcp, ts->rx_arp,
-		ts->rx_icmp, ts->rx_other);
+		ts->rx_icmp, ts->rx_other, offload ? "by the port" : "in software");
 	for (int i = 1; i < HGW_TCP_WHY_N; i++)
 		if (ts->fails[i] != 0)
 			fprintf(out, "venue: tcp (dpdk) connection failed (%s) %"
@@ -927,7 +936,7 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		v->cancels_sent, v->venue_cancelled, v->venue_cancelled_qty,
 		ctl_lost_calls);
 	if (v->tcp != NULL)
-		tcp_report(v->tcp, out);
+		tcp_report(v->tcp, v->tcp_offload, out);
 	hgw_hist_print(&v->send_lat, out, "venue_send",
 		       1e9 / (double)rte_get_tsc_hz(),
 		       v->tcp != NULL ?

@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include <rte_common.h>
+#include <rte_ethdev.h>
 #include <rte_ring.h>
 
 #include "config.h"
@@ -30,6 +31,11 @@
 
 struct hgw_txlcore;
 struct hgw_tcp;
+
+/* [venue] stack = dpdk: the TX offloads the order port is asked for (its
+ * segments' IPv4 and TCP checksums), used where it offers both */
+#define HGW_VENUE_TX_OFFLOADS \
+	(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM)
 struct hgw_handoff;
 
 /* Why an order that passed dedup did not go to the venue. */
@@ -77,6 +83,7 @@ struct hgw_venue {
 	 * after the join). */
 	struct hgw_soup soup;
 	struct hgw_tcp *tcp;            /* [venue] stack = dpdk; else NULL */
+	int tcp_offload;                /* ... its checksums by the port */
 	struct rte_ring *answers;       /* struct hgw_venue_msg, SP/SC */
 	uint64_t tsc0, epoch_ns0;       /* TSC at init, and the time then */
 	double ns_per_tsc;
