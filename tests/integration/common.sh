@@ -31,6 +31,10 @@ it_cleanup() {
 	done
 }
 trap it_cleanup EXIT
+# a stop signal (meson's timeout, ^C) is an exit too, so that the clean-up
+# runs and stops what the test started
+trap 'exit 143' TERM
+trap 'exit 130' INT
 
 fail() { echo "FAIL: $*"; exit 1; }
 
