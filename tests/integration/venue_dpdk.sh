@@ -160,6 +160,17 @@ nft_dropped() {
 case $SCENARIO in
 dpdk-login)
 	net_up
+	# bad values stop start-up with one line naming the key
+	for bad in "venue.address=10.78.0.1:[venue] address" \
+		   "venue.address=10.78.0.1/33:[venue] address" \
+		   "venue.gateway=10.79.0.9:[venue] gateway" \
+		   "venue.stack=lwip:[venue] stack" "feed.igmp=v4:[feed] igmp" \
+		   "order.port=0:[venue] stack = dpdk needs [order] port apart"; do
+		PORT=1 hw --set "${bad%%:*}"
+		[ "$RC" = 1 ] && grep -qF "${bad#*:}" "$T/err" ||
+			fail "--set ${bad%%:*}: exit $RC, $(tail -1 "$T/err")"
+	done
+	echo "  bad address, gateway, stack, igmp and a shared port refused at start-up"
 	sim_start --fill-pct 30
 	capture_start
 	ip netns exec "$NS" ping -i 0.2 -c 100000 "$OUR_IP" >"$T/ping.out" 2>&1 &
