@@ -124,10 +124,10 @@ wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 		w->hold.line_end[w->cur_line & 1] = RTE_MAX(
 			w->hold.line_end[w->cur_line & 1], p.seq + p.left);
 	while ((msg = hgw_feed_next(&w->feed, &p, &len)) != NULL) {
-		w->batch[w->nbatch] = msg;
-		w->batch_seq[w->nbatch] = p.seq - 1;	/* p.seq is the next one */
-		w->batch_session[w->nbatch] = p.session;
-		w->nbatch++;
+		/* p.seq is the next one */
+		w->batch[w->nbatch++] = (struct hgw_batch_msg){
+			.msg = msg, .seq = p.seq - 1, .session = p.session,
+		};
 	}
 	if (unlikely(p.end)) {
 		uint32_t ended = 1;
@@ -286,7 +286,7 @@ claim_note(struct hgw_worker *w, uint32_t i, int won)
 		return;
 	}
 	w->claims[w->nclaims++] = (struct hgw_claim){
-		.seq = w->batch_seq[i],
+		.seq = w->batch[i].seq,
 		.cycles = rte_rdtsc() - w->rx_tsc, .won = (uint8_t)won };
 }
 
@@ -308,14 +308,14 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 		return;
 	won = w->dedup == NULL ||
 	      hgw_dedup_claim_count(w->dedup, &w->races,
-				    w->feed.sessions[w->batch_session[i]].key,
-				    w->batch_seq[i]);
+				    w->feed.sessions[w->batch[i].session].key,
+				    w->batch[i].seq);
 	if (unlikely(w->claims != NULL))
 		claim_note(w, i, won);
 	if (!won)
 		return;
 	w->spare = NULL;
-	build_order(w, m, d, w->batch_seq[i], w->batch_session[i]);
+	build_order(w, m, d, w->batch[i].seq, w->batch[i].session);
 }
 
 /* Fold a decision into the running digest: its trigger, the risk
@@ -327,8 +327,8 @@ digest_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
 {
 	uint64_t x = w->digest;
 
-	x = hgw_digest_fold(x, w->feed.sessions[w->batch_session[i]].key);
-	x = hgw_digest_fold(x, w->batch_seq[i]);
+	x = hgw_digest_fold(x, w->feed.sessions[w->batch[i].session].key);
+	x = hgw_digest_fold(x, w->batch[i].seq);
 	x = hgw_digest_fold(x, (uint64_t)r << 56 | (uint64_t)d->side << 48 |
 			       (uint64_t)d->tif << 40 |
 			       (uint64_t)d->display << 32 | d->locate);
@@ -348,18 +348,18 @@ risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
 	if (unlikely(w->inject.corrupt_at != 0) &&
 	    w->decisions + 1 == w->inject.corrupt_at) {
 		d->quantity++;
-		w->inject.corrupt_seq = w->batch_seq[i];
+		w->inject.corrupt_seq = w->batch[i].seq;
 	}
 	r = hgw_risk_check_order(w->risk, w->book, d,
-				 hgw_itch_timestamp(w->batch[i]),
-				 hgw_order_user_ref(w->batch_seq[i]));
+				 hgw_itch_timestamp(w->batch[i].msg),
+				 hgw_order_user_ref(w->batch[i].seq));
 	digest_decision(w, i, d, r);
 	if (r == HGW_RISK_PASS) {
 		struct hgw_passed *pd = &w->passed[w->passed_next++ %
 						  HGW_PASSED_MAX];
 
-		pd->key = w->feed.sessions[w->batch_session[i]].key;
-		pd->seq = w->batch_seq[i];
+		pd->key = w->feed.sessions[w->batch[i].session].key;
+		pd->seq = w->batch[i].seq;
 		pd->qty = d->side == 'B' ? (int64_t)d->quantity :
 					   -(int64_t)d->quantity;
 		pd->locate = d->locate;
@@ -555,10 +555,10 @@ events_due(struct hgw_worker *w, uint32_t i)
 		const struct hgw_event *e = &w->ev_q[w->ev_head];
 
 		if (!hgw_event_due(e->key, e->seq, session_index(w, e->key),
-				   w->batch_session[i], w->batch_seq[i]))
+				   w->batch[i].session, w->batch[i].seq))
 			return;
-		event_apply(w, e, w->feed.sessions[w->batch_session[i]].key,
-			    w->batch_seq[i]);
+		event_apply(w, e, w->feed.sessions[w->batch[i].session].key,
+			    w->batch[i].seq);
 		w->ev_head = (w->ev_head + 1) % HGW_EV_LOCAL;
 		if (--w->ev_n == 0)
 			events_pull(w);	/* more may wait on the queue */
@@ -582,8 +582,8 @@ events_take(struct hgw_worker *w, uint32_t announced)
 		w->left = 1;
 		w->left_reason = atomic_load_explicit(&w->in.leave_reason,
 						      memory_order_relaxed);
-		w->left_key = w->feed.sessions[w->batch_session[0]].key;
-		w->left_seq = w->batch_seq[0];
+		w->left_key = w->feed.sessions[w->batch[0].session].key;
+		w->left_seq = w->batch[0].seq;
 	}
 	/* acquire: pairs with the release of stamped after the enqueue */
 	while ((int32_t)(atomic_load_explicit(&w->in.stamped,
@@ -664,8 +664,8 @@ wk_events_idle(struct hgw_worker *w)
 static __rte_noinline void
 events_idle_place(struct hgw_worker *w)
 {
-	uint64_t key = w->feed.sessions[w->batch_session[0]].key;
-	uint64_t seq = w->batch_seq[0];
+	uint64_t key = w->feed.sessions[w->batch[0].session].key;
+	uint64_t seq = w->batch[0].seq;
 	uint64_t to = w->ev_idle_to;
 	uint64_t from = to - w->ev_idle_from < HGW_EV_MAX ?
 			w->ev_idle_from : to - HGW_EV_MAX + 1;
@@ -690,8 +690,8 @@ static __rte_noinline void
 checkpoint(struct hgw_worker *w, uint32_t i)
 {
 	struct hgw_ckpt c = {
-		.key = w->feed.sessions[w->batch_session[i]].key,
-		.seq = w->batch_seq[i],
+		.key = w->feed.sessions[w->batch[i].session].key,
+		.seq = w->batch[i].seq,
 		.digest = w->digest,
 		.decisions = w->decisions,
 	};
@@ -730,7 +730,7 @@ after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate)
 		w->halted_triggers += w->halt != HGW_HALT_NONE;
 		on_trigger(w, i, locate);
 	}
-	if (unlikely((w->batch_seq[i] & w->ckpt_mask) == 0))
+	if (unlikely((w->batch[i].seq & w->ckpt_mask) == 0))
 		checkpoint(w, i);
 	if (unlikely(w->inject.countdown != 0) && --w->inject.countdown == 0)
 		inject_stall(w);
@@ -769,8 +769,8 @@ flush_batch(struct hgw_worker *w)
 	 * horizons makes that harmless (control.c). Without membarrier
 	 * the fence is here instead. */
 	atomic_store_explicit(&w->shared.horizon,
-			      (uint64_t)(w->batch_session[last] + 1) << 56 |
-			      (w->batch_seq[last] & HGW_HORIZON_SEQ_MASK),
+			      (uint64_t)(w->batch[last].session + 1) << 56 |
+			      (w->batch[last].seq & HGW_HORIZON_SEQ_MASK),
 			      memory_order_release);
 	if (unlikely(w->ev_fence))
 		atomic_thread_fence(memory_order_seq_cst);
@@ -780,24 +780,26 @@ flush_batch(struct hgw_worker *w)
 	a = atomic_load_explicit(&w->in.announce, memory_order_relaxed);
 	if (unlikely(a != w->ev_seen))
 		events_take(w, a);
-	hgw_book_cursor_start(w->book, w->batch, w->nbatch, &c);
+	hgw_book_cursor_start(w->book, &w->batch[0].msg,
+			      sizeof(w->batch[0]), w->nbatch, &c);
 	/* A short batch is latency-bound: the risk state of each message's
 	 * instrument loads alongside the book (a hint, no decision reads
 	 * it any differently). */
 	if (w->nbatch <= HGW_BOOK_AHEAD && w->risk != NULL)
 		for (uint32_t i = 0; i < w->nbatch; i++)
-			hgw_risk_prefetch(w->risk, hgw_itch_locate(w->batch[i]));
+			hgw_risk_prefetch(w->risk, hgw_itch_locate(w->batch[i].msg));
 	while (c.next < w->nbatch) {
 		uint16_t locate;
 
 		/* the next checkpoint's message at or after c.next */
 		while (mark < w->nbatch &&
 		       (mark < c.next ||
-			(w->batch_seq[mark] & w->ckpt_mask) != 0))
+			(w->batch[mark].seq & w->ckpt_mask) != 0))
 			mark++;
 		c.stop = !msg_quiet(w) ? c.next + 1 :
 			 mark < w->nbatch ? mark + 1 : w->nbatch;
-		locate = hgw_book_apply_until(w->book, w->batch, w->nbatch, &c);
+		locate = hgw_book_apply_until(w->book, &w->batch[0].msg,
+					      w->nbatch, &c);
 		after_msg(w, c.next - 1, locate);
 	}
 	w->rx.book_changes += c.changes;
@@ -807,8 +809,8 @@ flush_batch(struct hgw_worker *w)
 		/* release: every order of the batch is on the ring before
 		 * the control plane can see this (control.c, recalls) */
 		atomic_store_explicit(&w->shared.handed,
-				      (uint64_t)(w->batch_session[last] + 1) << 56 |
-				      (w->batch_seq[last] & HGW_HORIZON_SEQ_MASK),
+				      (uint64_t)(w->batch[last].session + 1) << 56 |
+				      (w->batch[last].seq & HGW_HORIZON_SEQ_MASK),
 				      memory_order_release);
 	w->nbatch = 0;
 }

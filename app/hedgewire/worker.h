@@ -262,6 +262,17 @@ struct hgw_inject {
 /* Messages decoded from a burst before they are applied to the book. */
 #define HGW_WORKER_BATCH 2048
 
+/* One message of a burst: where it is in its frame's mbuf, its sequence
+ * number, and its session's index into feed.sessions (the trigger is
+ * that session's key and the sequence number). One record, so a message
+ * costs the worker one place in memory, not one in each of three
+ * arrays; the book reads the pointers through the cursor's stride. */
+struct hgw_batch_msg {
+	const uint8_t *msg;
+	uint64_t seq;
+	uint16_t session;
+};
+
 /* fanout mode: one RX lcore receives the feed and hands every frame to
  * every worker (one extra mbuf reference per worker, one SP/SC ring per
  * worker): zero-copy duplication in software. */
@@ -493,13 +504,9 @@ struct hgw_worker {
 	uint32_t nclaims, claims_max;
 	uint64_t claims_dropped;
 
-	/* Messages of the current burst, pointing into its mbufs, with
-	 * their sequence number and session index into feed.sessions (the
-	 * trigger is that session's key and the sequence number). */
+	/* Messages of the current burst, one record each, in order. */
 	uint32_t nbatch;
-	const uint8_t *batch[HGW_WORKER_BATCH];
-	uint64_t batch_seq[HGW_WORKER_BATCH];
-	uint16_t batch_session[HGW_WORKER_BATCH];
+	struct hgw_batch_msg batch[HGW_WORKER_BATCH];
 	/* ---- Cold from here on ---- */
 	/* Checkpoints of the digest, read by the control plane
 	 * (hgw_event.h); one write every [run] digest_every messages. */

@@ -1068,16 +1068,25 @@ hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
 	return nchanged;
 }
 
+/* Message i of a cursor's batch: its pointer, stride bytes apart. */
+static inline const uint8_t *
+cursor_msg(const uint8_t *const *msgs, uint32_t stride, uint32_t i)
+{
+	return *(const uint8_t *const *)((const char *)msgs +
+					 (size_t)i * stride);
+}
+
 void
 hgw_book_cursor_start(const struct hgw_book *b, const uint8_t *const *msgs,
-		      uint32_t n, struct hgw_book_cursor *c)
+		      size_t stride, uint32_t n, struct hgw_book_cursor *c)
 {
 	c->next = 0;
 	c->stop = n;
 	c->changes = 0;
+	c->stride = (uint32_t)stride;
 	if (n > HGW_BOOK_AHEAD) {
 		for (uint32_t i = 0; i < HGW_BOOK_AHEAD; i++)
-			prefetch_slot(b, msgs[i]);
+			prefetch_slot(b, cursor_msg(msgs, c->stride, i));
 		return;
 	}
 	/* A batch this short is one frame or a few: latency, not
@@ -1085,7 +1094,7 @@ hgw_book_cursor_start(const struct hgw_book *b, const uint8_t *const *msgs,
 	 * the top will touch is asked for at once, so the misses overlap
 	 * instead of following one another. */
 	for (uint32_t i = 0; i < n; i++)
-		book_prefetch_all(b, msgs[i]);
+		book_prefetch_all(b, cursor_msg(msgs, c->stride, i));
 }
 
 /* The same pipeline as hgw_book_apply_bulk, cut where a message changed
@@ -1105,8 +1114,8 @@ hgw_book_apply_until(struct hgw_book *b, const uint8_t *const *msgs,
 		 * the caller to inline) */
 		uint32_t j = i + ahead < n ? i + ahead : n - 1;
 
-		prefetch_slot(b, msgs[j]);
-		locate = book_apply(b, msgs[i++]);
+		prefetch_slot(b, cursor_msg(msgs, c->stride, j));
+		locate = book_apply(b, cursor_msg(msgs, c->stride, i++));
 		if (locate != 0)
 			break;
 	}

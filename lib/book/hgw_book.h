@@ -116,7 +116,7 @@ uint32_t hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
  *
  *   struct hgw_book_cursor c;
  *
- *   hgw_book_cursor_start(b, msgs, n, &c);
+ *   hgw_book_cursor_start(b, msgs, sizeof(msgs[0]), n, &c);
  *   while (c.next < n) {
  *           c.stop = ...;   (optional: the last message to apply + 1)
  *           locate = hgw_book_apply_until(b, msgs, n, &c);
@@ -124,19 +124,26 @@ uint32_t hgw_book_apply_bulk(struct hgw_book *b, const uint8_t *const *msgs,
  *           ... right after it; locate is what hgw_book_apply returned
  *   }
  *
- * Messages applied on the way to c.next - 1 changed no book. */
+ * Messages applied on the way to c.next - 1 changed no book.
+ *
+ * The message pointers need not be an array of their own: message i's
+ * pointer is read stride bytes after message i - 1's, so a caller that
+ * keeps one record per message (pointer, sequence number, ...) passes
+ * &rec[0].msg and sizeof(rec[0]); "msgs[i]" below means that pointer. */
 struct hgw_book_cursor {
 	uint32_t next;     /* next message to apply */
 	uint32_t stop;     /* apply none at or past this index (set by
 			    * the caller before each call; start: n) */
 	uint32_t changes;  /* messages applied so far that changed a book */
+	uint32_t stride;   /* bytes from one message pointer to the next */
 };
 
-/* Start a cursor over msgs[0 .. n-1] (next 0, stop n, no change) and
- * prefetch what its first messages will touch. */
+/* Start a cursor over msgs[0 .. n-1] (next 0, stop n, no change), its
+ * pointers stride bytes apart, and prefetch what its first messages
+ * will touch. */
 void hgw_book_cursor_start(const struct hgw_book *b,
-			   const uint8_t *const *msgs, uint32_t n,
-			   struct hgw_book_cursor *c);
+			   const uint8_t *const *msgs, size_t stride,
+			   uint32_t n, struct hgw_book_cursor *c);
 
 /* Apply msgs[c->next], msgs[c->next + 1], ... exactly as hgw_book_apply
  * would, until a message changes a book (returns its locate; it is

@@ -115,7 +115,7 @@ apply_cursor(struct hgw_book *b, const uint8_t *const *msgs, uint32_t n)
 	struct hgw_book_cursor c;
 	uint64_t ch = 0;
 
-	hgw_book_cursor_start(b, msgs, n, &c);
+	hgw_book_cursor_start(b, msgs, sizeof(msgs[0]), n, &c);
 	while (c.next < n)
 		ch += hgw_book_apply_until(b, msgs, n, &c) != 0;
 	return ch;

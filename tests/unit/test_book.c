@@ -1813,16 +1813,28 @@ test_cursor_replay(const uint8_t *const *ptrs, const uint16_t *want,
 	struct hgw_book *ref = mkbook(RM_INST, RM_MAX_ORDERS, RM_MAX_LEVELS);
 	struct hgw_book_cursor c;
 	uint32_t i = 0, ri = 0, changes = 0, bad = 0, looks = 0, stops = 0;
+	/* every other batch read from records of a message pointer and
+	 * more (the worker's batch), not from an array of pointers */
+	struct crec { uint64_t seq; const uint8_t *msg; uint16_t s; } *rr =
+		calloc(rec.n, sizeof(*rr));
 
-	HGW_CHECK(cur != NULL && ref != NULL);
-	if (cur == NULL || ref == NULL)
+	HGW_CHECK(cur != NULL && ref != NULL && rr != NULL);
+	if (cur == NULL || ref == NULL || rr == NULL)
 		goto out;
+	for (uint32_t k = 0; k < rec.n; k++)
+		rr[k] = (struct crec){ .seq = ~(uint64_t)k, .msg = ptrs[k] };
 	while (i < rec.n) {
 		uint32_t batch = 1 + rnd_below(300);
+		const uint8_t *const *msgs = ptrs + i;
+		size_t stride = sizeof(ptrs[0]);
 
+		if (rnd_below(2) != 0) {
+			msgs = &rr[i].msg;
+			stride = sizeof(rr[0]);
+		}
 		if (batch > rec.n - i)
 			batch = rec.n - i;
-		hgw_book_cursor_start(cur, ptrs + i, batch, &c);
+		hgw_book_cursor_start(cur, msgs, stride, batch, &c);
 		while (c.next < batch) {
 			uint32_t from = c.next, stop = batch, at, k;
 			uint16_t loc;
@@ -1832,7 +1844,7 @@ test_cursor_replay(const uint8_t *const *ptrs, const uint16_t *want,
 				stop = stop < batch ? stop : batch;
 			}
 			c.stop = stop;
-			loc = hgw_book_apply_until(cur, ptrs + i, batch, &c);
+			loc = hgw_book_apply_until(cur, msgs, batch, &c);
 			if (c.next <= from || c.next > stop) {
 				bad++;
 				break;
@@ -1869,16 +1881,17 @@ test_cursor_replay(const uint8_t *const *ptrs, const uint16_t *want,
 	HGW_CHECK(looks > want_changed && stops > 1000);
 	HGW_CHECK(book_ok(cur));
 	/* at the stop already, or an empty batch: nothing applied */
-	hgw_book_cursor_start(cur, ptrs, 0, &c);
+	hgw_book_cursor_start(cur, ptrs, sizeof(ptrs[0]), 0, &c);
 	HGW_CHECK_EQ(hgw_book_apply_until(cur, ptrs, 0, &c), 0);
 	HGW_CHECK_EQ(c.next, 0);
-	hgw_book_cursor_start(cur, ptrs, 5, &c);
+	hgw_book_cursor_start(cur, ptrs, sizeof(ptrs[0]), 5, &c);
 	c.stop = 0;
 	HGW_CHECK_EQ(hgw_book_apply_until(cur, ptrs, 5, &c), 0);
 	HGW_CHECK(c.next == 0 && c.changes == 0);
 	HGW_CHECK(memcmp(hgw_book_stats(ref), hgw_book_stats(cur),
 			 sizeof(struct hgw_book_stats)) == 0);
 out:
+	free(rr);
 	free(cur);
 	free(ref);
 }
