@@ -374,13 +374,13 @@ report_workers(const struct hgw_app *a)
 
 		printf("worker %u stages, 1 trigger in %u (ns):\n", i,
 		       c->stage_sample);
-		hgw_hist_print(&workers[i]->stage_book, stdout, "  book", ns,
+		hgw_hist_print(workers[i]->stage_book, stdout, "  book", ns,
 			       "arrival to the trigger decoded and applied");
 		snprintf(name, sizeof(name), "  replica %u lookup",
 			 i % t->tables.n);
-		hgw_hist_print(&workers[i]->lookup, stdout, name, ns,
+		hgw_hist_print(workers[i]->lookup, stdout, name, ns,
 			       "strategy evaluation, table entry read");
-		hgw_hist_print(&workers[i]->stage_risk, stdout, "  risk", ns,
+		hgw_hist_print(workers[i]->stage_risk, stdout, "  risk", ns,
 			       "risk checks of a decision");
 	}
 	for (uint32_t i = 0; i < c->workers; i++)

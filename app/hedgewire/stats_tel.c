@@ -96,7 +96,7 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->tsc = rte_rdtsc();
 		return 0;
 	}
-	return snap_ask(&tel_w[i]->snap, &tel_w[i]->snapshot, s);
+	return snap_ask(&tel_w[i]->snap, tel_w[i]->snapshot, s);
 }
 
 static int
@@ -110,7 +110,7 @@ txl_state(struct hgw_snapshot *s)
 		hgw_hist_copy(&s->rx_to_tx, tel_txl->out.rx_to_tx);
 		return 0;
 	}
-	return snap_ask(&tel_txl->snap, &tel_txl->snapshot, s);
+	return snap_ask(&tel_txl->snap, tel_txl->snapshot, s);
 }
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99, 99.999 };

@@ -37,6 +37,29 @@ lcore_zmalloc(const char *name, size_t size, unsigned int lcore)
 				  lcore_socket(lcore));
 }
 
+/* An lcore's snapshot and histograms, at precision bits, in one cold
+ * allocation on its socket, apart from its hot state: the snapshot (its
+ * histogram last), then nhists histograms, each from a line of its own. */
+static struct hgw_snapshot *
+lcore_hists(unsigned int lcore, uint32_t bits, struct hgw_hist **hists,
+	    unsigned int nhists)
+{
+	size_t hs = RTE_ALIGN_CEIL(hgw_hist_size(bits), RTE_CACHE_LINE_SIZE);
+	size_t ss = RTE_ALIGN_CEIL(offsetof(struct hgw_snapshot, rx_to_tx) +
+				   hgw_hist_size(bits), RTE_CACHE_LINE_SIZE);
+	uint8_t *mem = lcore_zmalloc("hgw_hists", ss + nhists * hs, lcore);
+	struct hgw_snapshot *snap = (struct hgw_snapshot *)mem;
+
+	if (mem == NULL)
+		die("cannot allocate lcore %u's histograms", lcore);
+	hgw_hist_init_sized(&snap->rx_to_tx, bits);
+	for (unsigned int i = 0; i < nhists; i++) {
+		hists[i] = (struct hgw_hist *)(mem + ss + i * hs);
+		hgw_hist_init_sized(hists[i], bits);
+	}
+	return snap;
+}
+
 void
 app_lcores_pick(struct hgw_app *a)
 {
@@ -183,8 +206,8 @@ app_trading_init(struct hgw_app *a)
 		out = &txl->out;
 		txl->nrings = c->workers;
 		hgw_dedup_filter_init(&txl->filter);
-		out->rx_to_tx = &txl->tx_hist;
-		hgw_hist_init_precision(out->rx_to_tx, c->latency_bits);
+		txl->snapshot = lcore_hists(a->txl_lcore, c->latency_bits,
+					    &out->rx_to_tx, 1);
 		out->port = c->tx_port;
 		out->queue = 0;
 		out->refused = &txl->refused;
@@ -412,7 +435,13 @@ app_workers_init(struct hgw_app *a)
 		if (w[i] == NULL)
 			die("cannot allocate worker %u on socket %d", i,
 			    socket);
-		w[i]->out.rx_to_tx = &w[i]->tx_hist;
+		struct hgw_hist *hists[4];
+
+		w[i]->snapshot = lcore_hists(lcore, c->latency_bits, hists, 4);
+		w[i]->out.rx_to_tx = hists[0];
+		w[i]->stage_book = hists[1];
+		w[i]->lookup = hists[2];
+		w[i]->stage_risk = hists[3];
 		w[i]->lcore = lcore;
 		w[i]->port = c->rx_port;
 		w[i]->burst = c->burst;
@@ -454,9 +483,6 @@ app_workers_init(struct hgw_app *a)
 		}
 		hgw_feed_init(&w[i]->feed, &fc);
 		w[i]->warmup_messages = c->warmup_messages;
-		hgw_hist_init_precision(&w[i]->stage_book, c->latency_bits);
-		hgw_hist_init_precision(&w[i]->lookup, c->latency_bits);
-		hgw_hist_init_precision(&w[i]->stage_risk, c->latency_bits);
 		w[i]->stage_every = w[i]->stage_left = c->stage_sample;
 		mem = rte_zmalloc_socket("hgw_book", booksz, RTE_CACHE_LINE_SIZE,
 					 socket);
@@ -480,8 +506,6 @@ app_workers_init(struct hgw_app *a)
 			if (t->tables.n >= c->workers)
 				w[i]->table_rw = &t->tables.t[i];
 			w[i]->tx_pool = t->tx_pool;
-			hgw_hist_init_precision(w[i]->out.rx_to_tx,
-						c->latency_bits);
 			w[i]->dedup = t->dedup;
 			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
 				w[i]->handoff = a->txlcore->rings[i];

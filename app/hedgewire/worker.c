@@ -382,10 +382,10 @@ on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	if (go)
 		pass = risk_pass(w, i, &d);
 	t3 = rte_rdtsc_precise();
-	hgw_hist_record(&w->stage_book, t1 - RTE_MIN(w->rx_tsc, t1));
-	hgw_hist_record(&w->lookup, t2 - t1);
+	hgw_hist_record(w->stage_book, t1 - RTE_MIN(w->rx_tsc, t1));
+	hgw_hist_record(w->lookup, t2 - t1);
 	if (go)
-		hgw_hist_record(&w->stage_risk, t3 - t2);
+		hgw_hist_record(w->stage_risk, t3 - t2);
 	if (pass)
 		send_decision(w, i, &d);
 }

@@ -226,9 +226,8 @@ struct hgw_txlcore {
 	struct hgw_venue *venue;
 	struct hgw_snap_ctl snap __rte_cache_aligned;
 	struct hgw_sender out;
-	/* cold: out.rx_to_tx points here */
-	struct hgw_snapshot snapshot;
-	struct hgw_hist tx_hist;
+	/* cold, allocated at the precision in use (hgw_lcore_hists) */
+	struct hgw_snapshot *snapshot;
 };
 
 /* One order the kill switch recalled from a handoff ring. */
@@ -511,11 +510,11 @@ struct hgw_worker {
 	/* Checkpoints of the digest, read by the control plane
 	 * (hgw_event.h); one write every [run] digest_every messages. */
 	struct hgw_ckpt_ring ckpt __rte_cache_aligned;
-	struct hgw_snapshot snapshot;
-	/* out.rx_to_tx points here */
-	struct hgw_hist tx_hist;
-	/* stage_every's histograms (see above) */
-	struct hgw_hist stage_book, lookup, stage_risk;
+	/* Histograms and the snapshot, in one allocation of their own at
+	 * the precision in use (hgw_lcore_hists): out.rx_to_tx, then
+	 * stage_every's (see above) */
+	struct hgw_snapshot *snapshot;
+	struct hgw_hist *stage_book, *lookup, *stage_risk;
 	/* where the worker halted, and why and where it left the race */
 	uint64_t halt_key, halt_seq;
 	uint32_t left_reason;

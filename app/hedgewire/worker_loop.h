@@ -164,7 +164,7 @@ wl_run(struct hgw_worker *w, const unsigned int flags)
 	while (!atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
 		if (wl_poll(w, flags) == 0)
 			wk_idle(w);
-		snapshot_poll(&w->snap, &w->snapshot, &w->feed.stats, &w->out,
+		snapshot_poll(&w->snap, w->snapshot, &w->feed.stats, &w->out,
 			      w->races.won, w->races.lost, w);
 		if (unlikely(w->inject.stop_after != 0) &&
 		    w->rx.mbufs >= w->inject.stop_after) {

@@ -144,7 +144,7 @@ hgw_txlcore_main(void *arg)
 			txlcore_once(t);
 		if (t->venue != NULL)
 			hgw_venue_poll(t->venue, t);
-		snapshot_poll(&t->snap, &t->snapshot, NULL, &t->out,
+		snapshot_poll(&t->snap, t->snapshot, NULL, &t->out,
 			      t->out.tx.orders, t->races_lost, NULL);
 	}
 	/* every worker is done: what a recall still covers is recalled

@@ -13,7 +13,8 @@
  * the control plane after the fact (histograms of one precision only).
  *
  * The bucket array is preallocated in the struct for the highest
- * precision (HGW_HIST_MAX_BUCKETS, 248 KiB); a histogram uses the
+ * precision (HGW_HIST_MAX_BUCKETS, 248 KiB), or a histogram is allocated
+ * at its precision (hgw_hist_size, hgw_hist_init_sized); it uses the
  * first hgw_hist_nbuckets() of them and, of those, only the buckets up to
  * the one holding max can be non-zero. Recording touches one bucket; to
  * copy a histogram use hgw_hist_copy, which copies the buckets in use
@@ -22,6 +23,7 @@
 #ifndef HGW_LATENCY_H
 #define HGW_LATENCY_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -64,6 +66,21 @@ void hgw_hist_init(struct hgw_hist *h);
  * Clears the whole struct (start-up, control plane). Returns 0, or
  * -EINVAL (h untouched) unless 1 <= sub_bits <= HGW_HIST_MAX_SUB_BITS. */
 int hgw_hist_init_precision(struct hgw_hist *h, uint32_t sub_bits);
+
+/* Bytes a histogram of precision sub_bits needs: its header and its
+ * HGW_HIST_NBUCKETS(sub_bits) buckets (0 unless 1 <= sub_bits <=
+ * HGW_HIST_MAX_SUB_BITS). At the default precision that is 17.6 KiB of
+ * the struct's 248. */
+size_t hgw_hist_size(uint32_t sub_bits);
+
+/* An empty histogram of precision sub_bits in hgw_hist_size(sub_bits)
+ * bytes at h (an allocation of that size: a lcore's histograms, kept
+ * apart from its hot state): clears those bytes only. Such a histogram
+ * keeps its precision: copy into it (hgw_hist_copy) only from one of the
+ * same precision; recording, merging into it and reading it are as for
+ * any other. Returns 0, or -EINVAL (h untouched) for a precision out of
+ * range. */
+int hgw_hist_init_sized(struct hgw_hist *h, uint32_t sub_bits);
 
 /* The precision that keeps digits significant decimal digits, as
  * HdrHistogram counts them: the smallest sub_bits with 2^-sub_bits <=

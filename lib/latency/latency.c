@@ -23,6 +23,30 @@ hgw_hist_init_precision(struct hgw_hist *h, uint32_t sub_bits)
 	return 0;
 }
 
+size_t
+hgw_hist_size(uint32_t sub_bits)
+{
+	if (sub_bits < 1 || sub_bits > HGW_HIST_MAX_SUB_BITS)
+		return 0;
+	return offsetof(struct hgw_hist, b) +
+	       (size_t)HGW_HIST_NBUCKETS(sub_bits) * sizeof(uint64_t);
+}
+
+int
+hgw_hist_init_sized(struct hgw_hist *h, uint32_t sub_bits)
+{
+	size_t size = hgw_hist_size(sub_bits);
+
+	if (size == 0)
+		return -EINVAL;
+	/* every bucket of its precision 0: hgw_hist_copy zeroes only
+	 * those past the source's max, up to the ones it had in use */
+	memset(h, 0, size);
+	h->min = UINT64_MAX;
+	h->sub_bits = sub_bits;
+	return 0;
+}
+
 void
 hgw_hist_init(struct hgw_hist *h)
 {

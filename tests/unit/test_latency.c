@@ -310,9 +310,13 @@ static void
 check_same(const struct hgw_hist *a, const struct hgw_hist *b)
 {
 	uint32_t diff = 0;
+	/* the buckets of their precision: all a reader can reach, and all
+	 * a histogram allocated at its precision has */
+	uint32_t n = hgw_hist_nbuckets(a) > hgw_hist_nbuckets(b) ?
+		     hgw_hist_nbuckets(a) : hgw_hist_nbuckets(b);
 
 	HGW_CHECK_EQ(a->sub_bits, b->sub_bits);
-	for (uint32_t i = 0; i < HGW_HIST_MAX_BUCKETS; i++)
+	for (uint32_t i = 0; i < n; i++)
 		if (a->b[i] != b->b[i] && diff++ < 5)
 			printf("# bucket %u: %" PRIu64 " != %" PRIu64 "\n", i,
 			       a->b[i], b->b[i]);
@@ -1092,6 +1096,75 @@ test_copy(void)
 	HGW_CHECK(memcmp(&h2, &m, sizeof(m)) == 0);
 }
 
+/* A histogram allocated at its precision (hgw_hist_size bytes, a lcore's
+ * own): ends just before a PROT_NONE page (8 bytes of canary between, as
+ * the struct is 16-byte aligned), so a touch past its buckets faults or
+ * shows; starts on bytes of garbage. It reads, records, merges and takes
+ * copies of its precision exactly as a whole struct does. */
+static void
+test_sized(void)
+{
+	size_t pg = (size_t)sysconf(_SC_PAGESIZE);
+
+	HGW_CHECK_EQ(hgw_hist_size(0), 0);
+	HGW_CHECK_EQ(hgw_hist_size(HGW_HIST_MAX_SUB_BITS + 1), 0);
+	/* the whole struct but its tail padding */
+	HGW_CHECK(hgw_hist_size(HGW_HIST_MAX_SUB_BITS) <= sizeof(struct hgw_hist) &&
+		  hgw_hist_size(HGW_HIST_MAX_SUB_BITS) + 16 > sizeof(struct hgw_hist));
+	HGW_CHECK_EQ(hgw_hist_size(HGW_HIST_SUB_BITS), offsetof(struct hgw_hist, b) +
+		     HGW_HIST_NBUCKETS(HGW_HIST_SUB_BITS) * sizeof(uint64_t));
+	for (uint32_t bits = 1; bits <= HGW_HIST_MAX_SUB_BITS; bits++) {
+		size_t size = hgw_hist_size(bits);
+		size_t len = (size + 16 + pg - 1) / pg * pg + pg;
+		uint8_t *map = mmap(NULL, len, PROT_READ | PROT_WRITE,
+				    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		uint8_t *end = map + len - pg;
+		struct hgw_hist *sz;
+
+		HGW_CHECK(map != MAP_FAILED);
+		if (map == MAP_FAILED)
+			return;
+		HGW_CHECK_EQ(mprotect(end, pg, PROT_NONE), 0);
+		sz = (struct hgw_hist *)(((uintptr_t)end - size) & ~(uintptr_t)15);
+		memset(map, 0x5a, (size_t)(end - map));
+		HGW_CHECK_EQ(hgw_hist_init_sized(sz, 0), -EINVAL);
+		HGW_CHECK_EQ(hgw_hist_init_sized(sz, HGW_HIST_MAX_SUB_BITS + 1), -EINVAL);
+		HGW_CHECK_EQ(hgw_hist_init_sized(sz, bits), 0);
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h, bits), 0);
+		check_readers(sz, &h);
+		for (int i = 0; i < 20000; i++) {
+			uint64_t v = i % 7 ? rnd_latency() : rnd_log();
+
+			hgw_hist_record(sz, v);
+			hgw_hist_record(&h, v);
+		}
+		hgw_hist_record(sz, UINT64_MAX);	/* the top bucket */
+		hgw_hist_record(&h, UINT64_MAX);
+		check_readers(sz, &h);
+		/* merged both ways */
+		HGW_CHECK_EQ(hgw_hist_init_precision(&m, bits), 0);
+		HGW_CHECK_EQ(hgw_hist_merge(&m, sz), 0);
+		HGW_CHECK_EQ(hgw_hist_merge(sz, &h), 0);
+		HGW_CHECK_EQ(hgw_hist_merge(&h, &h), 0);
+		check_readers(sz, &h);
+		/* a copy of a smaller one clears what it had beyond, and
+		 * of a bigger one (every bucket) fills it */
+		HGW_CHECK_EQ(hgw_hist_init_precision(&h2, bits), 0);
+		hgw_hist_record(&h2, 3);
+		hgw_hist_copy(sz, &h2);
+		check_readers(sz, &h2);
+		hgw_hist_copy(sz, &m);
+		check_readers(sz, &m);
+		/* and a copy of it is the whole struct's */
+		memset(&u, 0, sizeof(u));
+		hgw_hist_copy(&u, sz);
+		check_readers(&u, &m);
+		for (const uint8_t *c = (const uint8_t *)sz + size; c < end; c++)
+			HGW_CHECK_EQ(*c, 0x5a);
+		munmap(map, len);
+	}
+}
+
 /* Histograms in pages of their own, so that the pages beyond the buckets
  * in use can be made unreachable. */
 static size_t pagesz, maplen;
@@ -1655,6 +1728,7 @@ main(int argc, char **argv)
 	HGW_TEST(test_merge_precision);
 	HGW_TEST(test_reference_buckets);
 	HGW_TEST(test_copy);
+	HGW_TEST(test_sized);
 	HGW_TEST(test_in_use_only);
 	return hgw_test_done();
 }
