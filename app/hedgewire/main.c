@@ -81,6 +81,15 @@ usage(FILE *out)
 		"  -h, --help            this text\n");
 }
 
+/* A test or benchmark option in a build without the hooks: one line. */
+static void
+need_hooks(const char *opt)
+{
+	if (!HGW_TEST_HOOKS)
+		die("%s: this build has no test hooks (meson setup "
+		    "-Dtest_hooks=enabled, or with the tests)", opt);
+}
+
 /* "W,A[,B]": n positive numbers (W may be 0). */
 static void
 parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
@@ -149,6 +158,7 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 			a->latency = optarg;
 			break;
 		case 1001:	/* --claims */
+			need_hooks("--claims");
 			a->claims = optarg;
 			break;
 		case 'p':
@@ -162,12 +172,15 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 				"check-stall-ms", optarg, 0, 60000);
 			break;
 		case 'S':
+			need_hooks("--inject-stall");
 			parse_inject(optarg, "stall", 3, &a->inject[0]);
 			break;
 		case 'X':
+			need_hooks("--inject-stop");
 			parse_inject(optarg, "stop", 2, &a->inject[1]);
 			break;
 		case 'C':
+			need_hooks("--inject-corrupt");
 			parse_inject(optarg, "corrupt", 2, &a->inject[2]);
 			break;
 		case 'h':

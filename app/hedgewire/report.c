@@ -61,6 +61,7 @@ latency_files(const struct hgw_hist *h, const char *prefix)
 	}
 }
 
+#if HGW_TEST_HOOKS
 /* worker,seq,ns,won: one line per trigger a worker reached. */
 static void
 claims_write(struct hgw_worker *const *w, uint32_t n, const char *path)
@@ -74,21 +75,42 @@ claims_write(struct hgw_worker *const *w, uint32_t n, const char *path)
 		    hgw_fcreate_strerror(errno));
 	fprintf(f, "worker,seq,ns,won\n");
 	for (uint32_t i = 0; i < n; i++) {
-		for (uint32_t k = 0; k < w[i]->nclaims; k++)
+		const struct hgw_hooks *k = &w[i]->hooks;
+
+		for (uint32_t j = 0; j < k->nclaims; j++)
 			fprintf(f, "%u,%" PRIu64 ",%.0f,%u\n", i,
-				w[i]->claims[k].seq,
-				(double)w[i]->claims[k].cycles * ns,
-				w[i]->claims[k].won);
-		if (w[i]->claims_dropped != 0)
+				k->claims[j].seq,
+				(double)k->claims[j].cycles * ns,
+				k->claims[j].won);
+		if (k->claims_dropped != 0)
 			fprintf(stderr, "hedgewire: --claims: worker %u: %"
 				PRIu64 " triggers past the first %u not "
-				"recorded\n", i, w[i]->claims_dropped,
+				"recorded\n", i, k->claims_dropped,
 				CLAIMS_MAX);
 	}
 	bad = ferror(f);
 	if (fclose(f) != 0 || bad)
 		die("--claims: cannot write %s", path);
 }
+
+/* What a worker's injected faults did. */
+static void
+inject_report(uint32_t i, const struct hgw_worker *w)
+{
+	const struct hgw_inject *j = &w->hooks.inject;
+
+	if (j->stall_us != 0)
+		printf("worker %u injected stalls %" PRIu64 " of %u us\n",
+		       i, j->stalls, j->stall_us);
+	if (j->corrupt_seq != 0)
+		printf("test: worker %u corrupted decision %" PRIu64
+		       " at seq %" PRIu64 "\n", i, j->corrupt_at,
+		       j->corrupt_seq);
+}
+#else
+#define claims_write(w, n, path) do { } while (0)
+#define inject_report(i, w) do { } while (0)
+#endif
 
 /* The orders that left through one sender (a worker's, or the TX
  * lcore's in tx-lcore mode). */
@@ -398,15 +420,7 @@ report_workers(const struct hgw_app *a)
 			       w->pf.bursts, w->pf.prefetched);
 	}
 	for (uint32_t i = 0; i < c->workers; i++) {
-		const struct hgw_inject *j = &workers[i]->inject;
-
-		if (j->stall_us != 0)
-			printf("worker %u injected stalls %" PRIu64 " of %u us\n",
-			       i, j->stalls, j->stall_us);
-		if (j->corrupt_seq != 0)
-			printf("test: worker %u corrupted decision %" PRIu64
-			       " at seq %" PRIu64 "\n", i, j->corrupt_at,
-			       j->corrupt_seq);
+		inject_report(i, workers[i]);
 		if (workers[i]->passive)
 			printf("worker %u went passive: the order pool ran dry "
 			       "([order] mbufs); it kept accounting, the others "

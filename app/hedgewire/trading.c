@@ -536,6 +536,7 @@ app_workers_init(struct hgw_app *a)
 	}
 }
 
+#if HGW_TEST_HOOKS
 void
 app_claims_init(struct hgw_app *a)
 {
@@ -543,15 +544,17 @@ app_claims_init(struct hgw_app *a)
 	uint32_t n = a->conf.workers;
 
 	for (uint32_t i = 0; i < n; i++) {
-		w[i]->claims = rte_malloc_socket("hgw_claims", CLAIMS_MAX *
-						sizeof(*w[i]->claims),
-						RTE_CACHE_LINE_SIZE,
-						rte_lcore_to_socket_id(w[i]->lcore));
-		if (w[i]->claims == NULL)
+		struct hgw_hooks *k = &w[i]->hooks;
+
+		k->claims = rte_malloc_socket("hgw_claims", CLAIMS_MAX *
+					      sizeof(*k->claims),
+					      RTE_CACHE_LINE_SIZE,
+					      rte_lcore_to_socket_id(w[i]->lcore));
+		if (k->claims == NULL)
 			die("--claims: cannot allocate %u MB for worker %u",
-			    (unsigned int)(CLAIMS_MAX * sizeof(*w[i]->claims) >> 20),
+			    (unsigned int)(CLAIMS_MAX * sizeof(*k->claims) >> 20),
 			    i);
-		w[i]->claims_max = CLAIMS_MAX;
+		k->claims_max = CLAIMS_MAX;
 	}
 }
 
@@ -563,7 +566,7 @@ app_inject_init(struct hgw_app *app)
 	const struct inject_arg *st = &a->inject[0], *sp = &a->inject[1];
 
 	if (st->worker != UINT32_MAX) {
-		struct hgw_inject *j = &w[st->worker]->inject;
+		struct hgw_inject *j = &w[st->worker]->hooks.inject;
 
 		j->stall_us = st->a;
 		j->stall_every = st->b;
@@ -573,13 +576,18 @@ app_inject_init(struct hgw_app *app)
 			"~%u messages\n", st->worker, st->a, st->b);
 	}
 	if (a->inject[2].worker != UINT32_MAX) {
-		w[a->inject[2].worker]->inject.corrupt_at = a->inject[2].a;
+		w[a->inject[2].worker]->hooks.inject.corrupt_at = a->inject[2].a;
 		RTE_LOG(WARNING, HGW_APP, "test: worker %u corrupts decision "
 			"%u\n", a->inject[2].worker, a->inject[2].a);
 	}
 	if (sp->worker != UINT32_MAX) {
-		w[sp->worker]->inject.stop_after = sp->a;
+		w[sp->worker]->hooks.inject.stop_after = sp->a;
 		RTE_LOG(WARNING, HGW_APP, "test: worker %u stops after %u "
 			"frames\n", sp->worker, sp->a);
 	}
 }
+#else
+/* no test hooks: the command line refused --inject-* and --claims */
+void app_claims_init(struct hgw_app *a) { RTE_SET_USED(a); }
+void app_inject_init(struct hgw_app *a) { RTE_SET_USED(a); }
+#endif

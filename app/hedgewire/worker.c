@@ -275,20 +275,24 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 	flush_tx(w);
 }
 
+#if HGW_TEST_HOOKS
 /* --claims (benchmarks): when this worker reached the order of trigger i,
  * from the frame's arrival (or deadline), and whether it won the claim.
  * A preallocated array; what does not fit is counted, not recorded. */
 static __rte_noinline void
 claim_note(struct hgw_worker *w, uint32_t i, int won)
 {
-	if (w->nclaims == w->claims_max) {
-		w->claims_dropped++;
+	struct hgw_hooks *k = &w->hooks;
+
+	if (k->nclaims == k->claims_max) {
+		k->claims_dropped++;
 		return;
 	}
-	w->claims[w->nclaims++] = (struct hgw_claim){
+	k->claims[k->nclaims++] = (struct hgw_claim){
 		.seq = w->batch[i].seq,
 		.cycles = rte_rdtsc() - w->rx_tsc, .won = (uint8_t)won };
 }
+#endif
 
 /* A decision passed risk (which has accounted it either way, so every
  * replica keeps the same position and windows): claim, build, queue. Only
@@ -310,8 +314,10 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 	      hgw_dedup_claim_count(w->dedup, &w->races,
 				    w->feed.sessions[w->batch[i].session].key,
 				    w->batch[i].seq);
-	if (unlikely(w->claims != NULL))
+#if HGW_TEST_HOOKS
+	if (unlikely(w->hooks.claims != NULL))
 		claim_note(w, i, won);
+#endif
 	if (!won)
 		return;
 	w->spare = NULL;
@@ -345,11 +351,15 @@ risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
 {
 	enum hgw_risk_reject r;
 
-	if (unlikely(w->inject.corrupt_at != 0) &&
-	    w->decisions + 1 == w->inject.corrupt_at) {
+#if HGW_TEST_HOOKS
+	if (unlikely(w->hooks.inject.corrupt_at != 0) &&
+	    w->decisions + 1 == w->hooks.inject.corrupt_at) {
 		d->quantity++;
-		w->inject.corrupt_seq = w->batch[i].seq;
+		w->hooks.inject.corrupt_seq = w->batch[i].seq;
 	}
+#else
+	RTE_SET_USED(i);
+#endif
 	r = hgw_risk_check_order(w->risk, w->book, d,
 				 hgw_itch_timestamp(w->batch[i].msg),
 				 hgw_order_user_ref(w->batch[i].seq));
@@ -699,18 +709,33 @@ checkpoint(struct hgw_worker *w, uint32_t i)
 	hgw_ckpt_publish(&w->ckpt, &c);
 }
 
+#if HGW_TEST_HOOKS
 /* Test-only: freeze here (busy, like a preempted or stalled core), then
  * draw the next stall point. */
 static __rte_noinline void
 inject_stall(struct hgw_worker *w)
 {
-	struct hgw_inject *j = &w->inject;
+	struct hgw_inject *j = &w->hooks.inject;
 
 	rte_delay_us_block(j->stall_us);
 	j->stalls++;
 	j->rng = j->rng * 6364136223846793005ULL + 1442695040888963407ULL;
 	j->countdown = 1 + (uint32_t)((j->rng >> 33) % (2ull * j->stall_every));
 }
+
+/* A stall injected after this message? (Its countdown, when on.) */
+static inline int
+stall_due(struct hgw_worker *w)
+{
+	return unlikely(w->hooks.inject.countdown != 0) &&
+	       --w->hooks.inject.countdown == 0;
+}
+#define STALL_COUNTING(w) ((w)->hooks.inject.countdown != 0)
+#else
+#define stall_due(w) 0
+#define inject_stall(w) do { } while (0)
+#define STALL_COUNTING(w) 0
+#endif
 
 /* After a message of the batch, on the book as it then stands: a
  * trigger goes through strategy and risk at once, and its order leaves
@@ -732,7 +757,7 @@ after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	}
 	if (unlikely((w->batch[i].seq & w->ckpt_mask) == 0))
 		checkpoint(w, i);
-	if (unlikely(w->inject.countdown != 0) && --w->inject.countdown == 0)
+	if (stall_due(w))
 		inject_stall(w);
 }
 
@@ -742,8 +767,7 @@ after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate)
 static inline int
 msg_quiet(const struct hgw_worker *w)
 {
-	return w->ev_n == 0 && w->warmup_left == 0 &&
-	       w->inject.countdown == 0;
+	return w->ev_n == 0 && w->warmup_left == 0 && !STALL_COUNTING(w);
 }
 
 /* Apply the batch to the book through a cursor (hgw_book_apply_until),

@@ -238,6 +238,13 @@ struct hgw_recalled {
 /* TX lcore entry point for tx-lcore mode (arg: struct hgw_txlcore). */
 int hgw_txlcore_main(void *arg);
 
+/* Test and benchmark hooks: compiled in only with HGW_TEST_HOOKS (meson
+ * -Dtest_hooks; on with the tests), as DPDK's RTE_LIBRTE_*_DEBUG. A
+ * production build has neither their state nor their checks. */
+#ifndef HGW_TEST_HOOKS
+#define HGW_TEST_HOOKS 0
+#endif
+
 /* Test-only fault injection (command line, off by default): a worker
  * freezes for stall_us at random messages (uniform gaps of 1 to
  * 2 x stall_every messages), or stops for good after stop_after frames
@@ -253,6 +260,21 @@ struct hgw_inject {
 	uint64_t rng;
 	uint64_t stalls;                /* stalls done */
 	uint64_t stop_after;            /* frames; 0 = never */
+};
+
+/* --claims (benchmarks): every trigger's order a worker reached, when
+ * (from the frame's arrival) and whether it won, in a preallocated
+ * array; what does not fit is counted. */
+struct hgw_claim {
+	uint64_t seq, cycles;
+	uint8_t won;
+};
+
+struct hgw_hooks {
+	struct hgw_inject inject;
+	struct hgw_claim *claims;       /* NULL: not recording */
+	uint32_t nclaims, claims_max;
+	uint64_t claims_dropped;
 };
 
 /* Most ITCH messages one frame can carry: a 9000-byte jumbo frame of
@@ -306,10 +328,12 @@ int hgw_fanout_main(void *arg);
  * the atomics in the shared blocks and the snapshot and checkpoints.
  *
  * Hot first: what the poll loop touches per burst and per message is the
- * front of the struct (a few tens of KiB, HGW_WORKER_HOT_MAX), in the
- * order it is used. Cold after it (from ckpt on): histograms, the
- * snapshot, the hold buffer, the decisions kept for UNSENT events and
- * the event positions, each touched rarely or per order only. */
+ * front of the struct (under HGW_WORKER_HOT_MAX), in the order it is
+ * used, then the batch, one record per message of the burst. Cold after
+ * it: the events queued, the checkpoints, the hold buffer, the
+ * decisions kept for UNSENT events and the event positions, each touched
+ * per event, per order or rarely. The histograms and the snapshot are an
+ * allocation of their own at the precision in use. */
 struct hgw_worker {
 	/* Written by the worker, read live by the control plane. Alone on
 	 * their cache line so the poll loop does not share a line with the
@@ -438,7 +462,9 @@ struct hgw_worker {
 	uint64_t tx_seq[HGW_WORKER_TXQ];
 	uint16_t tx_session[HGW_WORKER_TXQ];
 	struct hgw_sender out;
-	struct hgw_inject inject;
+#if HGW_TEST_HOOKS
+	struct hgw_hooks hooks;
+#endif
 
 	/* Control events (control.c, hgw_event.h): the SP/SC queue from
 	 * the control plane, announcements seen, and the events taken off
@@ -451,7 +477,6 @@ struct hgw_worker {
 	 * quiet feed (wk_events_idle): the next batch notes its first
 	 * message as where they were taken (ev_at) */
 	uint64_t ev_idle_from, ev_idle_to;
-	struct hgw_event ev_q[HGW_EV_LOCAL];
 	uint64_t ev_applied;            /* events taken */
 	uint64_t venue_answers;         /* of them venue answers (VENUE) */
 	uint64_t ev_waits;              /* batches that waited for a stamp */
@@ -498,14 +523,13 @@ struct hgw_worker {
 	uint64_t pace_no_ts;            /* pcap pace, no timestamp: due at once */
 	uint64_t pace_late;             /* frames picked up after their deadline */
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
-	/* --claims: every trigger's order reached, cold (benchmarks) */
-	struct hgw_claim { uint64_t seq, cycles; uint8_t won; } *claims;
-	uint32_t nclaims, claims_max;
-	uint64_t claims_dropped;
 
 	/* Messages of the current burst, one record each, in order. */
 	uint32_t nbatch;
 	struct hgw_batch_msg batch[HGW_WORKER_BATCH];
+	/* The events taken and not yet due (see ev_head): touched per
+	 * event, not per message */
+	struct hgw_event ev_q[HGW_EV_LOCAL];
 	/* ---- Cold from here on ---- */
 	/* Checkpoints of the digest, read by the control plane
 	 * (hgw_event.h); one write every [run] digest_every messages. */
@@ -540,9 +564,11 @@ struct hgw_worker {
 	struct hgw_ev_at { uint64_t id, key, seq; } ev_at[HGW_EV_MAX];
 } __rte_cache_aligned;
 
-/* The hot front of struct hgw_worker stays within this many bytes. */
-#define HGW_WORKER_HOT_MAX (64 * 1024)
-_Static_assert(offsetof(struct hgw_worker, ckpt) <= HGW_WORKER_HOT_MAX,
+/* The hot front of struct hgw_worker, before the batch's records (of
+ * which a burst touches one per message), stays within this many bytes
+ * (docs/design.md gives the sizes). */
+#define HGW_WORKER_HOT_MAX (8 * 1024)
+_Static_assert(offsetof(struct hgw_worker, batch) <= HGW_WORKER_HOT_MAX,
 	       "the hot part of a worker stays small");
 
 /* [rx] timestamp = nic: the NIC clock map, refitted by the control plane

@@ -166,8 +166,9 @@ wl_run(struct hgw_worker *w, const unsigned int flags)
 			wk_idle(w);
 		snapshot_poll(&w->snap, w->snapshot, &w->feed.stats, &w->out,
 			      w->races.won, w->races.lost, w);
-		if (unlikely(w->inject.stop_after != 0) &&
-		    w->rx.mbufs >= w->inject.stop_after) {
+#if HGW_TEST_HOOKS
+		if (unlikely(w->hooks.inject.stop_after != 0) &&
+		    w->rx.mbufs >= w->hooks.inject.stop_after) {
 			/* Test-only: stop for good (at a frame boundary,
 			 * so every order of the frames it took has left):
 			 * the worker is gone, the others carry on. */
@@ -177,6 +178,7 @@ wl_run(struct hgw_worker *w, const unsigned int flags)
 					      memory_order_release);
 			return wk_done(w);
 		}
+#endif
 	}
 	if (flags & WL_RING) {
 		/* fanout: until the RX lcore has drained the port (acquire:
