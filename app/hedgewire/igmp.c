@@ -11,6 +11,7 @@
 #include <rte_ip.h>
 #include <rte_mbuf.h>
 
+#include "hgw_cksum.h"
 #include "igmp.h"
 
 #define IGMP_V2_REPORT 0x16
@@ -80,11 +81,12 @@ send_igmp(struct hgw_igmp *g, uint32_t dst, uint8_t *msg, uint32_t len)
 	opt[1] = 4;
 	opt[2] = 0;
 	opt[3] = 0;
-	ip->hdr_checksum = (uint16_t)~rte_raw_cksum(ip, 24);
+	ip->hdr_checksum = rte_cpu_to_be_16(hgw_cksum_ipv4(ip, 24));
 	msg[2] = msg[3] = 0;
-	uint16_t ck = (uint16_t)~rte_raw_cksum(msg, len);
+	uint16_t ck = (uint16_t)~hgw_cksum_block(msg, len);
 
-	memcpy(&msg[2], &ck, 2);
+	msg[2] = (uint8_t)(ck >> 8);
+	msg[3] = (uint8_t)ck;
 	memcpy(opt + 4, msg, len);
 	m->data_len = (uint16_t)(sizeof(*eh) + 24 + len);
 	m->pkt_len = m->data_len;

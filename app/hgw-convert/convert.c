@@ -38,6 +38,7 @@
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 
+#include "hgw_cksum.h"
 #include "hgw_cli.h"
 #include "hgw_itch.h"
 #include "hgw_journal_file.h"
@@ -120,43 +121,6 @@ cv_bad_input(const char *fmt, ...)
 
 /* ------------------------------------------------------------------ */
 /* Checksums and frames                                               */
-
-static uint32_t
-cv_csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-cv_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
-/* RFC 1624 eqn. 3: the checksum after 16-bit-aligned bytes old[] became
- * new[] (n even), without the rest of the datagram. loop uses it because a
- * capture may hold only part of a datagram (a cut-short copy): the update
- * is exact all the same, and a checksum that was wrong stays as wrong. */
-static uint16_t
-cv_csum_update(uint16_t hc, const uint8_t *old, const uint8_t *new, size_t n)
-{
-	uint32_t sum = (uint16_t)~hc;
-	size_t i;
-
-	for (i = 0; i < n; i += 2) {
-		sum += (uint16_t)~((uint32_t)old[i] << 8 | old[i + 1]);
-		sum += (uint32_t)new[i] << 8 | new[i + 1];
-	}
-	return cv_csum_fold(sum);
-}
 
 /* The feed a capture is filtered on. */
 struct cv_filter {
@@ -381,10 +345,9 @@ static size_t
 cv_build_frame(struct cv_i2p *c, const uint8_t *pay, size_t plen)
 {
 	const struct cv_opts *o = c->o;
-	uint8_t *f = c->frame, *ip, *udp, pseudo[12];
+	uint8_t *f = c->frame, *ip, *udp;
 	uint16_t ulen = (uint16_t)(CV_UDP_HDR + plen);
 	size_t off;
-	uint16_t csum;
 
 	/* IPv4 multicast MAC: 01:00:5e + low 23 bits of the group. */
 	f[0] = 0x01;
@@ -414,7 +377,6 @@ cv_build_frame(struct cv_i2p *c, const uint8_t *pay, size_t plen)
 	hgw_put_be16(ip + 10, 0);
 	hgw_put_be32(ip + 12, CV_SRC_IP);
 	hgw_put_be32(ip + 16, o->group);
-	hgw_put_be16(ip + 10, cv_csum_fold(cv_csum_add(0, ip, CV_IP_HDR)));
 
 	udp = ip + CV_IP_HDR;
 	hgw_put_be16(udp, CV_UDP_SRC_PORT);
@@ -423,13 +385,7 @@ cv_build_frame(struct cv_i2p *c, const uint8_t *pay, size_t plen)
 	hgw_put_be16(udp + 6, 0);
 	memcpy(udp + CV_UDP_HDR, pay, plen);
 
-	memcpy(pseudo, ip + 12, 8);
-	pseudo[8] = 0;
-	pseudo[9] = 17;
-	hgw_put_be16(pseudo + 10, ulen);
-	csum = cv_csum_fold(cv_csum_add(cv_csum_add(0, pseudo, 12), udp, ulen));
-	/* 0 would mean "no checksum": send its other form. */
-	hgw_put_be16(udp + 6, csum ? csum : 0xffff);
+	hgw_cksum_fill_ipv4_udp(ip, CV_IP_HDR);
 	return (size_t)(udp - f) + ulen;
 }
 
@@ -852,7 +808,7 @@ cv_loop(const struct cv_opts *o)
 				hgw_put_be64(m.pay + 10, m.seq + k * span);
 				/* 0: the sender sent no checksum. */
 				if (hgw_be16(m.udp + 6) != 0) {
-					uint16_t c = cv_csum_update(
+					uint16_t c = hgw_cksum_update(
 						hgw_be16(m.udp + 6), old,
 						m.pay + 10, 8);
 

@@ -22,6 +22,7 @@
 #include <arpa/inet.h>
 #include <pcap/pcap.h>
 
+#include "hgw_cksum.h"
 #include "hgw_cli.h"
 #include "hgw_prng.h"
 #include "hgw_itch.h"
@@ -296,36 +297,15 @@ fg_partial(struct fg *g, uint32_t shares)
 /* ------------------------------------------------------------------ */
 /* Frames                                                             */
 
-static uint32_t
-fg_csum_add(uint32_t sum, const uint8_t *p, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i + 1 < len; i += 2)
-		sum += (uint32_t)p[i] << 8 | p[i + 1];
-	if (len & 1)
-		sum += (uint32_t)p[len - 1] << 8;
-	return sum;
-}
-
-static uint16_t
-fg_csum_fold(uint32_t sum)
-{
-	while (sum >> 16)
-		sum = (sum & 0xffff) + (sum >> 16);
-	return (uint16_t)~sum;
-}
-
 /* Builds the full frame carrying a MoldUDP64 payload to group with IPv4
  * identification id into f and returns its length. */
 static size_t
 fg_frame_to(const struct fg *g, uint8_t *f, uint32_t group, uint16_t id,
 	    const uint8_t *pay, size_t plen)
 {
-	uint8_t *ip, *udp, pseudo[12];
+	uint8_t *ip, *udp;
 	size_t off = 0;
 	uint16_t ulen = (uint16_t)(FG_UDP_HDR + plen);
-	uint16_t csum;
 
 	/* IPv4 multicast MAC: 01:00:5e + low 23 bits of the group. */
 	f[0] = 0x01;
@@ -356,7 +336,6 @@ fg_frame_to(const struct fg *g, uint8_t *f, uint32_t group, uint16_t id,
 	hgw_put_be16(ip + 10, 0);
 	hgw_put_be32(ip + 12, g->o.src);
 	hgw_put_be32(ip + 16, group);
-	hgw_put_be16(ip + 10, fg_csum_fold(fg_csum_add(0, ip, FG_IP_HDR)));
 
 	udp = ip + FG_IP_HDR;
 	hgw_put_be16(udp, FG_UDP_SRC_PORT);
@@ -365,12 +344,7 @@ fg_frame_to(const struct fg *g, uint8_t *f, uint32_t group, uint16_t id,
 	hgw_put_be16(udp + 6, 0);
 	memcpy(udp + FG_UDP_HDR, pay, plen);
 
-	memcpy(pseudo, ip + 12, 8);
-	pseudo[8] = 0;
-	pseudo[9] = 17;
-	hgw_put_be16(pseudo + 10, ulen);
-	csum = fg_csum_fold(fg_csum_add(fg_csum_add(0, pseudo, 12), udp, ulen));
-	hgw_put_be16(udp + 6, csum ? csum : 0xffff);
+	hgw_cksum_fill_ipv4_udp(ip, FG_IP_HDR);
 
 	return (size_t)(udp - f) + ulen;
 }

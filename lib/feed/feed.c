@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "hgw_cksum.h"
 #include "hgw_feed.h"
 
 #define ETH_HDR_LEN     14
@@ -234,219 +235,6 @@ gap_check(struct hgw_feed *f, struct hgw_feed_session *s, uint64_t seq)
 	return 1;
 }
 
-static inline uint16_t
-csum_fold(uint64_t sum)
-{
-	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
-	sum = (sum & 0xFFFFFFFFu) + (sum >> 32);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	sum = (sum & 0xFFFF) + (sum >> 16);
-	return (uint16_t)sum;
-}
-
-/* 1 when a sum of 16-bit words (or of 32-bit halves: 2^16 is 1 modulo
- * 0xFFFF) over data that includes its checksum folds to 0xFFFF, i.e.
- * the checksum is right: folding keeps the value modulo 0xFFFF and gives
- * 0 only for a zero sum. A multiply by the inverse instead of four
- * folding steps; no byte swap (0xFFFF either way). */
-static inline int
-csum_ok(uint64_t sum)
-{
-	return sum != 0 && sum % 0xFFFF == 0;
-}
-
-/* A 16-bit ones' complement sum of host-order words as the sum of the
- * same bytes as big-endian words. */
-static inline uint16_t
-csum_host_to_be(uint16_t v)
-{
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	return __builtin_bswap16(v);
-#else
-	return v;
-#endif
-}
-
-/* The words of a piece shorter than 16 bytes (an odd last byte padded
- * with 0), added to h. */
-static inline uint64_t
-csum_tail(uint64_t h, const uint8_t *p, uint32_t len)
-{
-	if (len >= 8) {
-		uint64_t a;
-
-		memcpy(&a, p, 8);
-		h += (a & 0xFFFFFFFFu) + (a >> 32);
-		p += 8;
-		len -= 8;
-	}
-	if (len >= 4) {
-		uint32_t a;
-
-		memcpy(&a, p, 4);
-		h += a;
-		p += 4;
-		len -= 4;
-	}
-	if (len >= 2) {
-		uint16_t a;
-
-		memcpy(&a, p, 2);
-		h += a;
-		p += 2;
-		len -= 2;
-	}
-	if (len != 0) {
-		uint8_t last[2] = { p[0], 0 };
-		uint16_t a;
-
-		memcpy(&a, last, 2);
-		h += a;
-	}
-	return h;
-}
-
-/* Internet checksum over host-order words: 32-bit halves of 8-byte loads
- * into a 64-bit sum (no carry is lost below 2^31 loads), an odd last byte
- * padded with 0. A ones' complement sum does not depend on byte order
- * (RFC 1071): folded to 16 bits and swapped (csum_host_to_be), it is the
- * big-endian sum. 16 bytes an iteration instead of 4 with a bswap each,
- * and inline, so the fixed-size headers need no loop: measured
- * (cachegrind, bench_feed on the 500-instrument capture, decode + book)
- * 588 -> 507 instructions a message. */
-static inline uint64_t
-csum_host(uint64_t h, const uint8_t *p, uint32_t len)
-{
-	while (len >= 16) {
-		uint64_t a, b;
-
-		memcpy(&a, p, 8);
-		memcpy(&b, p + 8, 8);
-		h += (a & 0xFFFFFFFFu) + (a >> 32) + (b & 0xFFFFFFFFu) +
-		     (b >> 32);
-		p += 16;
-		len -= 16;
-	}
-	return csum_tail(h, p, len);
-}
-
-#if defined(__SSE2__)
-/* The long sum (the UDP datagram) over host-order words into a 64-bit
- * sum: a ones' complement sum does not depend on byte order (RFC 1071),
- * so folded to 16 bits and swapped (csum_host_to_be) it is the
- * big-endian sum. 16 bytes take one PMADDWD: each 16-bit word, its top
- * bit flipped (w - 0x8000 as a signed word), times 1, adjacent pairs
- * summed into 32-bit lanes; 0x8000 a word is added back at the end. Four
- * instructions per 16 bytes where the scalar sum of 32-bit halves took
- * about nine; the fixed 20- and 8-byte headers keep the scalar sum (no
- * loop, no vector set-up). Measured (cachegrind, bench_feed decode only
- * on a 1 M message, 500-instrument capture): 606 -> 601 M instructions,
- * about 11 a frame. A lane takes at most 2^16 a step, so a run of at
- * most CSUM_RUN steps keeps the four lanes' total inside int32. */
-#include <emmintrin.h>
-
-#define CSUM_RUN 8192u
-
-/* The last len (< 16) bytes of a run of at least 16, with no branch on
- * len: the 16 bytes that end where the run ends, shifted down so the
- * first of the len bytes is at the bottom (word pairs as from p, an odd
- * last byte padded with 0). csum_tail's four tests depend on the
- * datagram's length, which varies frame to frame: cachegrind counted
- * 1.2 mispredicted branches a frame fewer this way (bench_feed, decode
- * only, 1 M message capture), for 6 more instructions. */
-static inline uint64_t
-csum_tail_after(uint64_t h, const uint8_t *p, uint32_t len)
-{
-	unsigned __int128 v;
-	uint64_t lo, hi;
-
-	memcpy(&v, p + len - 16, sizeof(v));
-	/* two steps: 16 - len is 16 (all of it) for len 0 */
-	v = (v >> (8 * (15 - len))) >> 8;
-	lo = (uint64_t)v;
-	hi = (uint64_t)(v >> 64);
-	return h + (lo & 0xFFFFFFFFu) + (lo >> 32) + (hi & 0xFFFFFFFFu) +
-	       (hi >> 32);
-}
-
-static inline uint64_t
-csum_long(uint64_t h, const uint8_t *p, uint32_t len)
-{
-	const __m128i flip = _mm_set1_epi16((short)0x8000);
-	const __m128i one = _mm_set1_epi16(1);
-
-	while (len >= 16) {
-		uint32_t n = len < CSUM_RUN * 16 ? len / 16 : CSUM_RUN;
-		const uint8_t *e = p + n * 16;
-		__m128i a = _mm_setzero_si128();
-
-		len -= n * 16;
-		do {
-			__m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-
-			a = _mm_add_epi32(a, _mm_madd_epi16(_mm_xor_si128(x, flip), one));
-			p += 16;
-		} while (p != e);
-		a = _mm_add_epi32(a, _mm_shuffle_epi32(a, _MM_SHUFFLE(1, 0, 3, 2)));
-		a = _mm_add_epi32(a, _mm_shuffle_epi32(a, _MM_SHUFFLE(2, 3, 0, 1)));
-		/* the lanes' signed total, plus 0x8000 for each of 8n words */
-		h += (uint64_t)(int64_t)_mm_cvtsi128_si32(a) + ((uint64_t)n << 18);
-		if (len < 16)
-			return csum_tail_after(h, p, len);
-	}
-	return csum_tail(h, p, len);
-}
-#else
-#define csum_long csum_host
-#endif
-
-uint64_t
-hgw_feed_csum_add(uint64_t sum, const uint8_t *p, uint32_t len)
-{
-	return sum + csum_host_to_be(csum_fold(csum_long(0, p, len)));
-}
-
-uint16_t
-hgw_feed_csum_fold(uint64_t sum)
-{
-	return csum_fold(sum);
-}
-
-/* hgw_feed_udp_sum, inline: the pseudo header (source and destination,
- * then protocol and length as host-order words) and the datagram in one
- * host-order sum. */
-static inline uint16_t
-udp_sum(const uint8_t *ip, const uint8_t *udp, uint32_t ulen)
-{
-	uint64_t h = csum_host(0, ip + 12, 8) +
-		     csum_host_to_be(IPPROTO_UDP_NUM) +
-		     csum_host_to_be((uint16_t)ulen);
-
-	return csum_host_to_be(csum_fold(csum_long(h, udp, ulen)));
-}
-
-uint16_t
-hgw_feed_udp_sum(const uint8_t *ip, const uint8_t *udp, uint32_t ulen)
-{
-	return udp_sum(ip, udp, ulen);
-}
-
-void
-hgw_feed_checksums_fill(uint8_t *ip, uint32_t ihl)
-{
-	uint8_t *udp = ip + ihl;
-	uint32_t ulen = hgw_be16(udp + 4);
-	uint16_t c;
-
-	hgw_put_be16(ip + 10, 0);
-	hgw_put_be16(ip + 10, (uint16_t)~hgw_feed_csum_fold(
-		hgw_feed_csum_add(0, ip, ihl)));
-	hgw_put_be16(udp + 6, 0);
-	c = (uint16_t)~hgw_feed_udp_sum(ip, udp, ulen);
-	/* 0 means "no checksum" in IPv4 UDP: send its other form */
-	hgw_put_be16(udp + 6, c != 0 ? c : 0xFFFF);
-}
-
 /* The IPv4 header and (when not zero) UDP checksums, unless the port
  * established them (ck): 0, or the drop reason. */
 static inline int
@@ -457,8 +245,8 @@ checksums(struct hgw_feed *f, const uint8_t *ip, uint32_t ihl,
 		return drop(f, HGW_FEED_DROP_IP_CHECKSUM);
 	/* The usual 20-byte header gets a constant length, so no loop. */
 	if (!(ck & HGW_FEED_CK_IP_GOOD) &&
-	    !csum_ok(ihl == IPV4_MIN_HDR ? csum_host(0, ip, IPV4_MIN_HDR) :
-		     csum_host(0, ip, ihl)))
+	    !hgw_cksum_ok(ihl == IPV4_MIN_HDR ? hgw_cksum_host(0, ip, IPV4_MIN_HDR) :
+		     hgw_cksum_host(0, ip, ihl)))
 		return drop(f, HGW_FEED_DROP_IP_CHECKSUM);
 	if (hgw_be16(udp + 6) == 0)	/* IPv4 UDP: no checksum sent */
 		return 0;
@@ -468,15 +256,15 @@ checksums(struct hgw_feed *f, const uint8_t *ip, uint32_t ihl,
 		return 0;
 	/* Protocol and length of the pseudo header, then its addresses and
 	 * the datagram: with no IPv4 options they are one run of bytes
-	 * (ip + 12 .. udp + ulen), one vector loop. With csum_ok: 16
+	 * (ip + 12 .. udp + ulen), one vector loop. With hgw_cksum_ok: 16
 	 * instructions a frame fewer (cachegrind, bench_feed decode + book
 	 * bulk on the 1 M message capture). */
-	uint64_t h = csum_host_to_be(IPPROTO_UDP_NUM) +
-		     csum_host_to_be((uint16_t)ulen);
+	uint64_t h = hgw_cksum_host_to_be(IPPROTO_UDP_NUM) +
+		     hgw_cksum_host_to_be((uint16_t)ulen);
 
-	h = ihl == IPV4_MIN_HDR ? csum_long(h, ip + 12, 8 + ulen) :
-	    csum_long(csum_host(h, ip + 12, 8), udp, ulen);
-	if (!csum_ok(h))
+	h = ihl == IPV4_MIN_HDR ? hgw_cksum_long(h, ip + 12, 8 + ulen) :
+	    hgw_cksum_long(hgw_cksum_host(h, ip + 12, 8), udp, ulen);
+	if (!hgw_cksum_ok(h))
 		return drop(f, HGW_FEED_DROP_UDP_CHECKSUM);
 	return 0;
 }

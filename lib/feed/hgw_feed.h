@@ -262,26 +262,6 @@ int hgw_feed_packet(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 int hgw_feed_packet_ck(struct hgw_feed *f, const uint8_t *frame, uint32_t len,
 		       uint32_t ck, struct hgw_feed_pkt *p);
 
-/* Internet checksum (RFC 1071): the sum of len bytes as big-endian 16-bit
- * words (an odd last byte padded with 0), added to sum; fold with
- * hgw_feed_csum_fold into the 16-bit ones' complement sum (0xFFFF over
- * data that includes a correct checksum). len must be even except for
- * the last piece. */
-uint64_t hgw_feed_csum_add(uint64_t sum, const uint8_t *p, uint32_t len);
-uint16_t hgw_feed_csum_fold(uint64_t sum);
-
-/* The folded ones' complement sum of a UDP datagram (IPv4 pseudo header
- * from ip, then ulen bytes from udp, checksum field as it is): 0xFFFF
- * when its checksum is right. */
-uint16_t hgw_feed_udp_sum(const uint8_t *ip, const uint8_t *udp,
-			  uint32_t ulen);
-
-/* Write the IPv4 header checksum (over ihl bytes) and the UDP checksum
- * (over the UDP length the header claims, which the caller made fit) of
- * a datagram whose other header fields are filled in. For frame
- * builders: tools, tests, the re-request frames. */
-void hgw_feed_checksums_fill(uint8_t *ip, uint32_t ihl);
-
 /* Decode the reason of a negative hgw_feed_packet() result. */
 static inline enum hgw_feed_drop
 hgw_feed_reason(int rc)

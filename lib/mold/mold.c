@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "hgw_cksum.h"
 #include "hgw_itch.h"
 #include "hgw_mold.h"
 
@@ -84,10 +85,10 @@ hgw_mold_request_match(const uint8_t *frame, uint32_t len, uint32_t dst_ip,
 	    hgw_be16(v.udp + 2) != dst_port ||
 	    v.ulen != UDP_HDR + HGW_MOLD_REQUEST_LEN)
 		return 0;
-	if (hgw_feed_csum_fold(hgw_feed_csum_add(0, v.ip, v.ihl)) != 0xFFFF)
+	if (hgw_cksum_fold(hgw_cksum_add(0, v.ip, v.ihl)) != 0xFFFF)
 		return 0;
 	if (hgw_be16(v.udp + 6) != 0 &&
-	    hgw_feed_udp_sum(v.ip, v.udp, v.ulen) != 0xFFFF)
+	    hgw_cksum_l4(v.ip, v.udp, v.ulen, 17) != 0xFFFF)
 		return 0;
 	req = v.udp + UDP_HDR;
 	s = hgw_be64(req + 10);
@@ -136,7 +137,7 @@ frame_close(uint8_t *buf, const struct hgw_mold_addr *a, uint32_t plen)
 	hgw_put_be16(udp, a->src_port);
 	hgw_put_be16(udp + 2, a->dst_port);
 	hgw_put_be16(udp + 4, (uint16_t)ulen);
-	hgw_feed_checksums_fill(ip, IP_HDR);
+	hgw_cksum_fill_ipv4_udp(ip, IP_HDR);
 	return HGW_MOLD_FRAME_HDR_LEN + plen;
 }
 

@@ -22,6 +22,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "hgw_cksum.h"
 #include "hgw_itch.h"
 #include "hgw_order.h"
 #include "hgw_order_internal.h"
@@ -68,54 +69,12 @@ _Static_assert(OUCH_APPENDAGE + 2 == HGW_OUCH_ENTER_ORDER_LEN,
 _Static_assert(OFF_UDP + UDP_HDR_LEN == HGW_UDP_TX_HDR_LEN,
 	       "transport header layout");
 
-/* Fold a 64-bit one's-complement accumulator to 16 bits. Four folds cover
- * the worst case (each halves the width of any carry). */
-static inline uint16_t
-csum_fold(uint64_t s)
-{
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffffffffu) + (s >> 32);
-	s = (s & 0xffffu) + (s >> 16);
-	s = (s & 0xffffu) + (s >> 16);
-	return (uint16_t)s;
-}
-
-/* One's-complement sum of len bytes at p as big-endian 16-bit words (an odd
- * last byte is padded with zero), folded to 16 bits. Returns the sum in
- * host order of the big-endian value, ready to add to other sums. */
+/* The folded sum of len bytes as big-endian words, in host order, ready
+ * to add to other sums (lib/cksum). */
 static inline uint16_t
 csum_bytes(const uint8_t *p, size_t len)
 {
-	uint64_t s = 0;
-	uint32_t w;
-	uint16_t h;
-
-	while (len >= 4) {
-		memcpy(&w, p, 4);
-		s += w;
-		p += 4;
-		len -= 4;
-	}
-	if (len >= 2) {
-		memcpy(&h, p, 2);
-		s += h;
-		p += 2;
-		len -= 2;
-	}
-	if (len) {
-		/* The word (b, 0): b is the high byte of the big-endian word;
-		 * loaded like the others, in host order. */
-		uint8_t pad[2] = { p[0], 0 };
-
-		memcpy(&h, pad, 2);
-		s += h;
-	}
-	/* s is the sum of host-order words; swapping the folded result gives
-	 * the sum of big-endian words (RFC 1071 2(B)). hgw_be16 of the host
-	 * representation is exactly that swap on little-endian and a no-op on
-	 * big-endian hosts. */
-	h = csum_fold(s);
-	return hgw_be16(&h);
+	return hgw_cksum_fold(hgw_cksum_add(0, p, (uint32_t)len));
 }
 
 void
@@ -157,11 +116,11 @@ udp_tx_finish(const struct hgw_udp_tx *t, uint8_t *frame, size_t len,
 	uint32_t udp_len = (uint32_t)(UDP_HDR_LEN + len);
 	uint16_t ip_csum, udp_csum;
 
-	udp_csum = (uint16_t)~csum_fold((uint64_t)t->udp_csum_base +
+	udp_csum = (uint16_t)~hgw_cksum_fold((uint64_t)t->udp_csum_base +
 					2 * udp_len + psum);
 	if (udp_csum == 0)
 		udp_csum = 0xffff;  /* 0 means "no checksum" (RFC 768) */
-	ip_csum = (uint16_t)~csum_fold((uint64_t)t->ip_csum_base + ip_len);
+	ip_csum = (uint16_t)~hgw_cksum_fold((uint64_t)t->ip_csum_base + ip_len);
 
 	memcpy(frame, t->hdr, HGW_UDP_TX_HDR_LEN);
 	hgw_put_be16(frame + OFF_IP_TOTLEN, (uint16_t)ip_len);
@@ -277,7 +236,7 @@ order_payload(uint8_t *p, const struct hgw_ouch_order *o)
 	/* 48: appendage length 0 (45; adds nothing to the sum) */
 	p[48] = 0;
 	p[49] = 0;
-	uint16_t h = csum_fold(s);
+	uint16_t h = hgw_cksum_fold(s);
 
 	return hgw_be16(&h);
 }
@@ -414,7 +373,7 @@ hgw_order_decode(const uint8_t *frame, size_t len, struct hgw_ouch_order *o,
 		uint64_t s = (uint64_t)csum_bytes(ip + 12, 8) + IP_PROTO_UDP +
 			udp_len + csum_bytes(udp, udp_len);
 
-		if (csum_fold(s) != 0xffff) {
+		if (hgw_cksum_fold(s) != 0xffff) {
 			err = "udp checksum";
 			goto out;
 		}

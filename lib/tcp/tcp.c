@@ -18,6 +18,7 @@
 #include <rte_random.h>
 #include <rte_tcp.h>
 
+#include "hgw_cksum.h"
 #include "hgw_soupbin.h"
 #include "hgw_tcp.h"
 
@@ -252,8 +253,11 @@ checksums(struct hgw_tcp *t, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 			       RTE_MBUF_F_TX_TCP_CKSUM;
 		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
 	} else {
-		ip->hdr_checksum = rte_ipv4_cksum(ip);
-		th->cksum = rte_ipv4_udptcp_cksum(ip, th);
+		ip->hdr_checksum = rte_cpu_to_be_16(
+			hgw_cksum_ipv4(ip, sizeof(*ip)));
+		th->cksum = rte_cpu_to_be_16((uint16_t)~hgw_cksum_l4(ip, th,
+			rte_be_to_cpu_16(ip->total_length) - sizeof(*ip),
+			IPPROTO_TCP));
 	}
 }
 
@@ -1160,7 +1164,7 @@ icmp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 	if (l4len < sizeof(*ic) || ic->icmp_type != RTE_IP_ICMP_ECHO_REQUEST ||
 	    l4len > RTE_ETHER_MTU - sizeof(*ip))
 		return;
-	if (rte_raw_cksum(ic, l4len) != 0xffff) {
+	if (hgw_cksum_block(ic, l4len) != 0xffff) {
 		t->st.rx_bad++;
 		return;
 	}
@@ -1180,12 +1184,12 @@ icmp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 	oip->next_proto_id = IPPROTO_ICMP;
 	oip->src_addr = ip->dst_addr;
 	oip->dst_addr = ip->src_addr;
-	oip->hdr_checksum = rte_ipv4_cksum(oip);
+	oip->hdr_checksum = rte_cpu_to_be_16(hgw_cksum_ipv4(oip, sizeof(*oip)));
 	oic = (struct rte_icmp_hdr *)(oip + 1);
 	memcpy(oic, ic, l4len);
 	oic->icmp_type = RTE_IP_ICMP_ECHO_REPLY;
 	oic->icmp_cksum = 0;
-	oic->icmp_cksum = (uint16_t)~rte_raw_cksum(oic, l4len);
+	oic->icmp_cksum = rte_cpu_to_be_16((uint16_t)~hgw_cksum_block(oic, l4len));
 	if (xmit(t, m) == 0)
 		t->st.icmp_echo++;
 }
@@ -1224,7 +1228,7 @@ frame_in(struct hgw_tcp *t, struct rte_mbuf *m)
 	ihl = rte_ipv4_hdr_len(ip);
 	tot = rte_be_to_cpu_16(ip->total_length);
 	if ((ip->version_ihl >> 4) != 4 || ihl < sizeof(*ip) || tot < ihl ||
-	    sizeof(*eh) + tot > n || rte_raw_cksum(ip, ihl) != 0xffff) {
+	    sizeof(*eh) + tot > n || hgw_cksum_block(ip, ihl) != 0xffff) {
 		t->st.rx_bad++;
 		return;
 	}
@@ -1254,12 +1258,7 @@ frame_in(struct hgw_tcp *t, struct rte_mbuf *m)
 		/* the sum over the pseudo-header and the segment */
 		const struct rte_tcp_hdr *th = (const struct rte_tcp_hdr *)
 			((const uint8_t *)ip + ihl);
-		uint32_t s = rte_ipv4_phdr_cksum(ip, 0);
-
-		s += rte_raw_cksum(th, tot - ihl);
-		s = (s & 0xffff) + (s >> 16);
-		s = (s & 0xffff) + (s >> 16);
-		if ((uint16_t)s != 0xffff) {
+		if (hgw_cksum_l4(ip, th, tot - ihl, IPPROTO_TCP) != 0xffff) {
 			t->st.rx_bad++;
 			return;
 		}

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hgw_book.h"
+#include "hgw_cksum.h"
 #include "hgw_feed.h"
 #include "feed_ref.h"
 
@@ -48,7 +49,7 @@ fix_checksums(uint8_t *b, size_t len)
 	ulen = hgw_be16(b + ip + ihl + 4);
 	if (ulen < 8 || ip + ihl + ulen > len)
 		return;
-	hgw_feed_checksums_fill(b + ip, (uint32_t)ihl);
+	hgw_cksum_fill_ipv4_udp(b + ip, (uint32_t)ihl);
 }
 
 static struct hgw_book *book;

@@ -11,10 +11,6 @@
 #define hgw_feed_init          ref_feed_init
 #define hgw_feed_packet        ref_feed_packet
 #define hgw_feed_packet_ck     ref_feed_packet_ck
-#define hgw_feed_csum_add      ref_feed_csum_add
-#define hgw_feed_csum_fold     ref_feed_csum_fold
-#define hgw_feed_udp_sum       ref_feed_udp_sum
-#define hgw_feed_checksums_fill ref_feed_checksums_fill
 #define hgw_feed_drops_total   ref_feed_drops_total
 #define hgw_feed_stats_add     ref_feed_stats_add
 #include "feed.c"

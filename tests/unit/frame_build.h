@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "hgw_cksum.h"
 #include "hgw_feed.h"
 #include "hgw_itch.h"
 
@@ -75,7 +76,7 @@ fb_msg(struct fb *f, const void *msg, uint16_t len)
 static inline void
 fb_checksums(uint8_t *ip)
 {
-	hgw_feed_checksums_fill(ip, 20);
+	hgw_cksum_fill_ipv4_udp(ip, 20);
 }
 
 static inline uint32_t

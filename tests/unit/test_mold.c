@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hgw_cksum.h"
 #include "hgw_feed.h"
 #include "hgw_itch.h"
 #include "hgw_mold.h"
@@ -37,12 +38,12 @@ fix_checksums(uint8_t *f)
 	uint64_t sum;
 
 	hgw_put_be16(ip + 10, 0);
-	hgw_put_be16(ip + 10, (uint16_t)~hgw_feed_csum_fold(
-			     hgw_feed_csum_add(0, ip, 20)));
+	hgw_put_be16(ip + 10, (uint16_t)~hgw_cksum_fold(
+			     hgw_cksum_add(0, ip, 20)));
 	hgw_put_be16(udp + 6, 0);
-	sum = hgw_feed_csum_add(0, ip + 12, 8) + 17 + ulen;
-	sum = hgw_feed_csum_add(sum, udp, ulen);
-	hgw_put_be16(udp + 6, (uint16_t)~hgw_feed_csum_fold(sum));
+	sum = hgw_cksum_add(0, ip + 12, 8) + 17 + ulen;
+	sum = hgw_cksum_add(sum, udp, ulen);
+	hgw_put_be16(udp + 6, (uint16_t)~hgw_cksum_fold(sum));
 }
 
 static int
