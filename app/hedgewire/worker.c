@@ -11,6 +11,7 @@
 
 #include <string.h>
 
+#include "hgw_prng.h"
 #include "venue.h"
 #include "worker_int.h"
 #include "hgw_table.h"
@@ -719,8 +720,8 @@ inject_stall(struct hgw_worker *w)
 
 	rte_delay_us_block(j->stall_us);
 	j->stalls++;
-	j->rng = j->rng * 6364136223846793005ULL + 1442695040888963407ULL;
-	j->countdown = 1 + (uint32_t)((j->rng >> 33) % (2ull * j->stall_every));
+	j->countdown = 1 + (uint32_t)((hgw_xorshift64s(&j->rng) >> 32) %
+				      (2ull * j->stall_every));
 }
 
 /* A stall injected after this message? (Its countdown, when on.) */

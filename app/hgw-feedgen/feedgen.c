@@ -64,12 +64,8 @@
 
 enum { FG_BUY = 0, FG_SELL = 1 };
 
-/* The PRNG (xoshiro256** seeded by splitmix64) is shared with
- * hgw-tablegen: hgw_prng.h. */
-#define fg_rng hgw_rng
-#define fg_rand hgw_rng_next
-#define fg_below hgw_rng_below
-#define fg_splitmix64 hgw_splitmix64
+/* The PRNG: xoshiro256** seeded by splitmix64 (hgw_prng.h), as in
+ * hgw-tablegen. */
 
 struct fg_order {
 	uint64_t ref;
@@ -122,10 +118,10 @@ struct fg_view {
 
 struct fg {
 	struct fg_opts o;
-	struct fg_rng rng;
+	struct hgw_rng rng;
 	/* Line losses: a stream of its own, so the feed does not depend on
 	 * them. */
-	struct fg_rng loss_rng;
+	struct hgw_rng loss_rng;
 	struct fg_instr *ins;
 	uint64_t next_ref;
 	uint64_t next_match;
@@ -247,7 +243,7 @@ fg_order_del(struct fg_instr *in, uint32_t j)
 static uint32_t
 fg_new_price(struct fg *g, const struct fg_instr *in, int side)
 {
-	uint32_t r = fg_below(&g->rng, 100);
+	uint32_t r = hgw_rng_below(&g->rng, 100);
 	uint32_t k, p;
 
 	if (r < 40)
@@ -257,7 +253,7 @@ fg_new_price(struct fg *g, const struct fg_instr *in, int side)
 	else if (r < 80)
 		k = 3;
 	else
-		k = 4 + fg_below(&g->rng, FG_MAX_OFF_TICKS - 3);
+		k = 4 + hgw_rng_below(&g->rng, FG_MAX_OFF_TICKS - 3);
 	if (side == FG_BUY) {
 		p = in->mid - k * FG_TICK;
 		if (in->nside[FG_SELL] && p >= in->best[FG_SELL])
@@ -274,15 +270,15 @@ fg_new_price(struct fg *g, const struct fg_instr *in, int side)
 static uint32_t
 fg_new_shares(struct fg *g)
 {
-	uint32_t r = fg_below(&g->rng, 100);
+	uint32_t r = hgw_rng_below(&g->rng, 100);
 
 	if (r < 55)
 		return 100;
 	if (r < 80)
-		return 100 * (2 + fg_below(&g->rng, 4));
+		return 100 * (2 + hgw_rng_below(&g->rng, 4));
 	if (r < 90)
-		return 100 * (6 + fg_below(&g->rng, 45));
-	return 1 + fg_below(&g->rng, 99);
+		return 100 * (6 + hgw_rng_below(&g->rng, 45));
+	return 1 + hgw_rng_below(&g->rng, 99);
 }
 
 /* Part of an order (1 .. shares - 1; whole lots when it has several). */
@@ -290,8 +286,8 @@ static uint32_t
 fg_partial(struct fg *g, uint32_t shares)
 {
 	if (shares >= 200)
-		return 100 * (1 + fg_below(&g->rng, shares / 100 - 1));
-	return 1 + fg_below(&g->rng, shares - 1);
+		return 100 * (1 + hgw_rng_below(&g->rng, shares / 100 - 1));
+	return 1 + hgw_rng_below(&g->rng, shares - 1);
 }
 
 /* ------------------------------------------------------------------ */
@@ -469,8 +465,8 @@ fg_flush(struct fg *g)
 
 	/* Both draws for every data packet, whatever the rates: each line's
 	 * pattern depends only on --loss-seed and its own rate. */
-	lost_a = fg_below(&g->loss_rng, 1000000) < g->o.loss_ppm[0];
-	lost_b = fg_below(&g->loss_rng, 1000000) < g->o.loss_ppm[1];
+	lost_a = hgw_rng_below(&g->loss_rng, 1000000) < g->o.loss_ppm[0];
+	lost_b = hgw_rng_below(&g->loss_rng, 1000000) < g->o.loss_ppm[1];
 	gapped = fg_every(n, g->o.gap_every);
 	if (gapped)
 		lost_a = lost_b = 0;     /* never sent: not a line's loss */
@@ -547,7 +543,7 @@ static uint64_t
 fg_clock(struct fg *g)
 {
 	uint64_t ns = g->ts_fp >> FG_TS_FRAC;
-	uint64_t r = fg_rand(&g->rng);
+	uint64_t r = hgw_rng_next(&g->rng);
 	uint64_t span, gap;
 	unsigned kind = (unsigned)(r & 15);
 
@@ -653,7 +649,7 @@ fg_add(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns,
 	struct hgw_itch_add_order_mpid m;
 	struct fg_order o;
 
-	o.side = fg_below(&g->rng, 2) ? FG_SELL : FG_BUY;
+	o.side = hgw_rng_below(&g->rng, 2) ? FG_SELL : FG_BUY;
 	o.price = fg_new_price(g, in, o.side);
 	o.shares = fg_new_shares(g);
 	o.ref = g->next_ref++;
@@ -669,7 +665,7 @@ fg_add(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns,
 	hgw_put_be32(m.a.price, o.price);
 	if (mpid) {
 		memcpy(m.attribution,
-		       fg_mpids[fg_below(&g->rng, sizeof(fg_mpids) /
+		       fg_mpids[hgw_rng_below(&g->rng, sizeof(fg_mpids) /
 					 sizeof(fg_mpids[0]))], 4);
 		fg_emit(g, &m, sizeof(m), ns);
 	} else {
@@ -686,7 +682,7 @@ fg_pick_exec(struct fg *g, const struct fg_instr *in)
 	int k;
 
 	for (k = 0; k < 4; k++) {
-		uint32_t j = fg_below(&g->rng, in->n);
+		uint32_t j = hgw_rng_below(&g->rng, in->n);
 		const struct fg_order *o = &in->ord[j];
 		uint32_t d = o->side == FG_BUY ? in->best[FG_BUY] - o->price :
 						 o->price - in->best[FG_SELL];
@@ -708,7 +704,7 @@ fg_execute(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns,
 	struct fg_order *o = &in->ord[j];
 	uint32_t x = o->shares;
 
-	if (o->shares > 1 && fg_below(&g->rng, 10) >= 6)
+	if (o->shares > 1 && hgw_rng_below(&g->rng, 10) >= 6)
 		x = fg_partial(g, o->shares);
 
 	memset(&m, 0, sizeof(m));
@@ -720,10 +716,10 @@ fg_execute(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns,
 	if (with_price) {
 		/* A price other than the displayed one (non-displayed or
 		 * cross executions): within a tick of it. */
-		uint32_t r = fg_below(&g->rng, 3);
+		uint32_t r = hgw_rng_below(&g->rng, 3);
 		uint32_t px = o->price + FG_TICK * r - FG_TICK;
 
-		m.printable = fg_below(&g->rng, 4) ? 'Y' : 'N';
+		m.printable = hgw_rng_below(&g->rng, 4) ? 'Y' : 'N';
 		hgw_put_be32(m.execution_price, px);
 	}
 	o->shares -= x;
@@ -739,12 +735,12 @@ static void
 fg_cancel(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns)
 {
 	struct hgw_itch_order_cancel m;
-	uint32_t j = fg_below(&g->rng, in->n);
+	uint32_t j = hgw_rng_below(&g->rng, in->n);
 	struct fg_order *o = &in->ord[j];
 	uint32_t x = o->shares;
 
 	/* Mostly partial; a fifth cancel the whole remainder. */
-	if (o->shares > 1 && fg_below(&g->rng, 5) != 0)
+	if (o->shares > 1 && hgw_rng_below(&g->rng, 5) != 0)
 		x = fg_partial(g, o->shares);
 
 	memset(&m, 0, sizeof(m));
@@ -761,7 +757,7 @@ static void
 fg_delete(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns)
 {
 	struct hgw_itch_order_delete m;
-	uint32_t j = fg_below(&g->rng, in->n);
+	uint32_t j = hgw_rng_below(&g->rng, in->n);
 
 	memset(&m, 0, sizeof(m));
 	fg_hdr(&m.h, HGW_ITCH_ORDER_DELETE, locate, ns);
@@ -774,7 +770,7 @@ static void
 fg_replace(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns)
 {
 	struct hgw_itch_order_replace m;
-	uint32_t j = fg_below(&g->rng, in->n);
+	uint32_t j = hgw_rng_below(&g->rng, in->n);
 	struct fg_order *o = &in->ord[j];
 
 	memset(&m, 0, sizeof(m));
@@ -805,14 +801,14 @@ fg_trade(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns)
 	if (in->nside[FG_BUY] && in->nside[FG_SELL])
 		px = (in->best[FG_BUY] + in->best[FG_SELL]) / 2 / FG_TICK *
 		     FG_TICK;
-	if (fg_below(&g->rng, 2))
+	if (hgw_rng_below(&g->rng, 2))
 		ref = g->next_ref++;
 
 	memset(&m, 0, sizeof(m));
 	fg_hdr(&m.h, HGW_ITCH_TRADE, locate, ns);
 	hgw_put_be64(m.order_ref, ref);
-	m.side = fg_below(&g->rng, 2) ? 'S' : 'B';
-	hgw_put_be32(m.shares, 100 * (1 + fg_below(&g->rng, 5)));
+	m.side = hgw_rng_below(&g->rng, 2) ? 'S' : 'B';
+	hgw_put_be32(m.shares, 100 * (1 + hgw_rng_below(&g->rng, 5)));
 	memcpy(m.stock, in->stock, sizeof(m.stock));
 	hgw_put_be32(m.price, px);
 	hgw_put_be64(m.match_number, g->next_match++);
@@ -826,7 +822,7 @@ fg_trade(struct fg *g, struct fg_instr *in, uint16_t locate, uint64_t ns)
 static void
 fg_body(struct fg *g)
 {
-	uint32_t idx = fg_below(&g->rng, g->o.instruments);
+	uint32_t idx = hgw_rng_below(&g->rng, g->o.instruments);
 	struct fg_instr *in = &g->ins[idx];
 	uint16_t locate = (uint16_t)(idx + 1);
 	uint32_t r;
@@ -834,7 +830,7 @@ fg_body(struct fg *g)
 	char kind;
 
 	/* Mid random walk, reflected at its bounds. */
-	r = fg_below(&g->rng, 32);
+	r = hgw_rng_below(&g->rng, 32);
 	if (r == 0)
 		in->mid = in->mid + FG_TICK <= in->hi ? in->mid + FG_TICK :
 							in->mid - FG_TICK;
@@ -842,7 +838,7 @@ fg_body(struct fg *g)
 		in->mid = in->mid - FG_TICK >= in->lo ? in->mid - FG_TICK :
 							in->mid + FG_TICK;
 
-	r = fg_below(&g->rng, 1000);
+	r = hgw_rng_below(&g->rng, 1000);
 	if (r < 400)
 		kind = 'A';
 	else if (r < 440)
@@ -861,7 +857,7 @@ fg_body(struct fg *g)
 		kind = 'P';
 
 	if ((kind == 'A' || kind == 'F') && in->n > in->target &&
-	    fg_below(&g->rng, in->target / 2) < in->n - in->target)
+	    hgw_rng_below(&g->rng, in->target / 2) < in->n - in->target)
 		kind = 'D';
 	if (in->n == 0 && kind != 'A' && kind != 'F' && kind != 'P')
 		kind = 'A';
@@ -923,7 +919,7 @@ fg_init_instruments(struct fg *g)
 	}
 	for (i = 0; i < k; i++) {
 		struct fg_instr *in = &g->ins[i];
-		uint32_t anchor = (1000 + fg_below(&g->rng, 49001)) * FG_TICK;
+		uint32_t anchor = (1000 + hgw_rng_below(&g->rng, 49001)) * FG_TICK;
 		uint32_t half = anchor / 4 / FG_TICK;
 
 		if (half > FG_WALK_TICKS)
@@ -932,7 +928,7 @@ fg_init_instruments(struct fg *g)
 		in->mid = anchor;
 		in->lo = anchor - half * FG_TICK;
 		in->hi = anchor + half * FG_TICK;
-		in->target = 100 + fg_below(&g->rng, 101);
+		in->target = 100 + hgw_rng_below(&g->rng, 101);
 		in->lvl = calloc(2 * FG_LVL_WIN, sizeof(*in->lvl));
 		if (in->lvl == NULL) {
 			fprintf(stderr, FG_NAME ": out of memory\n");
@@ -1382,11 +1378,11 @@ main(int argc, char **argv)
 
 	x = g.o.seed;
 	for (i = 0; i < 4; i++)
-		g.rng.s[i] = fg_splitmix64(&x);
+		g.rng.s[i] = hgw_splitmix64(&x);
 	/* A different stream from --seed's even when the seeds are equal. */
 	x = g.o.loss_seed ^ 0x6c6f737373656564ull;
 	for (i = 0; i < 4; i++)
-		g.loss_rng.s[i] = fg_splitmix64(&x);
+		g.loss_rng.s[i] = hgw_splitmix64(&x);
 	g.next_ref = 1;
 	g.next_match = 1;
 	g.next_seq = 1;

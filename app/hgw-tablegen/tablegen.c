@@ -62,17 +62,13 @@ struct tg_opts {
 /* ------------------------------------------------------------------ */
 /* xoshiro256** (Blackman & Vigna), seeded through splitmix64.        */
 
-/* Shared with hgw-feedgen: hgw_prng.h. */
-#define tg_rng hgw_rng
-#define tg_seed hgw_rng_seed
-#define tg_rand hgw_rng_next
-#define tg_below hgw_rng_below
+/* hgw_prng.h, as in hgw-feedgen. */
 
 /* True with probability p / 2^32. */
 static inline int
-tg_chance(struct tg_rng *r, uint64_t p)
+tg_chance(struct hgw_rng *r, uint64_t p)
 {
-	return (tg_rand(r) >> 32) < p;
+	return (hgw_rng_next(r) >> 32) < p;
 }
 
 /* ------------------------------------------------------------------ */
@@ -80,11 +76,11 @@ tg_chance(struct tg_rng *r, uint64_t p)
 
 /* The contents of an entry with an action (all but tag). */
 static void
-tg_action(struct tg_rng *r, const struct tg_opts *o,
+tg_action(struct hgw_rng *r, const struct tg_opts *o,
 	  struct hgw_table_entry *e)
 {
 	static const int32_t offsets[4] = { -100, 0, 0, 100 };
-	uint64_t x = tg_rand(r);
+	uint64_t x = hgw_rng_next(r);
 	uint32_t nq = (o->qty_max - o->qty_min) / 100 + 1;
 
 	e->action = (x & 1) ? HGW_TABLE_ACTION_BUY : HGW_TABLE_ACTION_SELL;
@@ -92,13 +88,13 @@ tg_action(struct tg_rng *r, const struct tg_opts *o,
 	e->display = 'Y';
 	if (o->absolute != 0 && tg_chance(r, o->absolute)) {
 		e->price_mode = HGW_TABLE_PRICE_ABSOLUTE;
-		e->price = (int32_t)((1 + tg_below(r, TG_ABS_DOLLARS_MAX)) *
+		e->price = (int32_t)((1 + hgw_rng_below(r, TG_ABS_DOLLARS_MAX)) *
 				     TG_PRICE_UNITS);
 	} else {
 		e->price_mode = HGW_TABLE_PRICE_TOUCH;
 		e->price = offsets[(x >> 4) & 3];
 	}
-	e->quantity = o->qty_min + 100 * tg_below(r, nq);
+	e->quantity = o->qty_min + 100 * hgw_rng_below(r, nq);
 }
 
 /* ------------------------------------------------------------------ */
@@ -143,7 +139,7 @@ tg_table(const struct tg_opts *o)
 	uint8_t h[HGW_TABLE_HEADER_SIZE];
 	struct hgw_table_entry *buf;
 	uint64_t k = 0, filled = 0, absolute = 0;
-	struct tg_rng r;
+	struct hgw_rng r;
 	uint32_t crc = 0;
 	int fd;
 
@@ -161,7 +157,7 @@ tg_table(const struct tg_opts *o)
 	memset(h, 0, sizeof(h));
 	tg_write_all(fd, o->out, h, sizeof(h));
 
-	tg_seed(&r, o->seed);
+	hgw_rng_seed(&r, o->seed);
 	while (k < n) {
 		uint64_t m = n - k < TG_CHUNK_ENTRIES ? n - k :
 			     TG_CHUNK_ENTRIES;
@@ -211,7 +207,7 @@ static void
 tg_patch(const struct tg_opts *o)
 {
 	const struct hgw_table_dims *d = &o->dims;
-	struct tg_rng r;
+	struct hgw_rng r;
 	uint64_t cleared = 0;
 	FILE *f;
 
@@ -223,17 +219,17 @@ tg_patch(const struct tg_opts *o)
 		"# L S I action price_mode tif display price quantity tag\n",
 		o->patch_count, d->instruments, d->spreads, d->imbalances,
 		o->seed);
-	tg_seed(&r, o->seed);
+	hgw_rng_seed(&r, o->seed);
 	for (uint64_t c = 0; c < o->patch_count; c++) {
 		struct hgw_table_entry e;
-		uint32_t l = tg_below(&r, d->instruments);
-		uint32_t s = tg_below(&r, d->spreads);
-		uint32_t i = tg_below(&r, d->imbalances);
+		uint32_t l = hgw_rng_below(&r, d->instruments);
+		uint32_t s = hgw_rng_below(&r, d->spreads);
+		uint32_t i = hgw_rng_below(&r, d->imbalances);
 		uint64_t key = ((uint64_t)l * d->spreads + s) *
 			       d->imbalances + i;
 
 		memset(&e, 0, sizeof(e));
-		if (tg_below(&r, 8) == 0) {
+		if (hgw_rng_below(&r, 8) == 0) {
 			e.tif = '0';
 			e.display = 'Y';
 			cleared++;

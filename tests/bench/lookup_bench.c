@@ -65,6 +65,7 @@
 #endif
 
 #include "hgw_latency.h"
+#include "hgw_prng.h"
 
 #define PROG "lookup_bench"
 #define ENTRY_SIZE 64
@@ -132,16 +133,6 @@ die(const char *fmt, ...)
 	fputc('\n', stderr);
 	rte_eal_cleanup();
 	exit(EXIT_FAILURE);
-}
-
-static uint64_t
-splitmix64(uint64_t *x)
-{
-	uint64_t z = (*x += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
 }
 
 /* The value word 0 of entry i holds (word j holds this + j). */
@@ -346,7 +337,7 @@ build_schedule(uint64_t nentries)
 
 		for (uint64_t i = 0; i < n; i++, k++) {
 			/* multiply-shift: uniform in [0, nentries) */
-			uint64_t r = splitmix64(&rng) >> 32;
+			uint64_t r = hgw_splitmix64(&rng) >> 32;
 
 			sched[k].idx = (uint32_t)((r * nentries) >> 32);
 			sched[k].hedged = mode;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hgw_cksum.h"
+#include "hgw_prng.h"
 #include "hgw_test.h"
 
 /* hgw_cksum_add against the definition (big-endian 16-bit words one
@@ -42,10 +43,7 @@ test_csum_reference(void)
 			uint32_t i, cut;
 
 			for (i = 0; i < sizeof(buf); i++) {
-				x ^= x << 13;
-				x ^= x >> 7;
-				x ^= x << 17;
-				buf[i] = (uint8_t)x;
+				buf[i] = (uint8_t)(hgw_xorshift64s(&x) >> 56);
 			}
 			/* mostly 0xFF bytes in some rounds: many carries */
 			if (off % 2)
@@ -85,10 +83,7 @@ test_csum_reference(void)
 		uint32_t i;
 
 		for (i = 0; i < sizeof(buf); i++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			buf[i] = (uint8_t)x;
+			buf[i] = (uint8_t)(hgw_xorshift64s(&x) >> 56);
 		}
 		bad += hgw_cksum_l4(ip, udp, len, 17) !=
 		       hgw_cksum_fold(csum_ref(csum_ref(0, ip + 12, 8) +
@@ -103,10 +98,7 @@ static uint64_t rng = 0x2545f4914f6cdd1dull;
 static uint8_t
 rnd8(void)
 {
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return (uint8_t)rng;
+	return (uint8_t)(hgw_xorshift64s(&rng) >> 56);
 }
 
 /* hgw_cksum_block, hgw_cksum_ipv4 and hgw_cksum_fill_ipv4_udp write

@@ -774,18 +774,6 @@ test_write_errors(void)
 	}
 }
 
-/* splitmix64, its own stream: the values below do not depend on the
- * tests run before. */
-static uint64_t
-splitmix(uint64_t *st)
-{
-	uint64_t z = (*st += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 /* The buckets of precision s as hgw_latency.h describes them, listed by
  * their lowest values in increasing order: 0 .. 2^s - 1 one value each,
  * then every power of two 2^p (p = s .. HGW_HIST_MAX_BITS - 1) cut into
@@ -901,7 +889,7 @@ test_reference_buckets(void)
 	memset(ref_count, 0, sizeof(ref_count));
 	bad = 0;
 	for (size_t i = 0; i < n; i++) {
-		uint64_t r = splitmix(&st);
+		uint64_t r = hgw_splitmix64(&st);	/* its own stream */
 		uint64_t x = i % 1000 == 7 ? r : (r >> 24) >> (r % 41);
 		uint32_t b = ref_bucket(nb, x);
 

@@ -9,6 +9,7 @@
 
 #include "hgw_book.h"
 #include "hgw_itch.h"
+#include "hgw_prng.h"
 #include "hgw_risk.h"
 #include "hgw_strategy.h"
 #include "hgw_table.h"
@@ -772,7 +773,7 @@ test_risk_capacity_same(void)
 {
 	struct hgw_risk_conf c = risk_conf();
 	struct hgw_risk *a, *b;
-	uint64_t t = 1000, x = 88172645463325252ull;
+	uint64_t t = 1000, x, xs = 88172645463325252ull;
 	int diff = 0, throttled = 0;
 	char why[128];
 
@@ -791,9 +792,7 @@ test_risk_capacity_same(void)
 		struct hgw_decision d;
 		enum hgw_risk_reject ra, rb;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = hgw_xorshift64s(&xs);
 		t += (x >> 8) % 4 == 0 ? 0 : (x >> 16) % 300;
 		d = decision((uint16_t)(x % 4), (x >> 3) & 1 ? 'B' : 'S',
 			     500100, 1);
@@ -1057,7 +1056,7 @@ test_risk_venue_table(void)
 	struct hgw_risk *r[2];
 	enum { N = 40 };
 	uint32_t open[N];       /* model: UserRefNum 1000 + i*64 -> shares */
-	uint64_t x = 88172645463325252ull;
+	uint64_t x, xs = 88172645463325252ull;
 	struct hgw_decision d;
 	uint64_t t = 1;
 
@@ -1078,9 +1077,7 @@ test_risk_venue_table(void)
 	for (int step = 0; step < 20000; step++) {
 		uint32_t i, ref, q, n_open = 0;
 
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
+		x = hgw_xorshift64s(&xs);
 		i = (uint32_t)(x % N);
 		ref = 1000 + i * 64;     /* multiples collide in the hash */
 		q = (uint32_t)(x >> 40) % 50 + 1;
