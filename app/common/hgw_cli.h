@@ -19,6 +19,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "hgw_parse.h"
+
 #ifndef HGW_VERSION
 #define HGW_VERSION "unknown"
 #endif
@@ -76,27 +78,6 @@ hgw_cli_bad_input(const char *prog, const char *fmt, ...)
 	hgw_cli_vexit(prog, 2, fmt, ap);
 }
 
-/* The tools' one number parser: a decimal unsigned integer at *s (digits
- * only: no sign, space or base prefix; leading zeros are decimal), up to
- * the first byte that is not a digit, in [min, max]. Returns 0 and the
- * value in *v with *s past the digits, or -1 (no digit, overflow, out of
- * range) with *s unchanged. For values inside a larger argument
- * ("WORKER,USEC", "A.B.C.D:PORT", "LO-HI"). */
-static inline int
-hgw_cli_dec(const char **s, uint64_t min, uint64_t max, uint64_t *v)
-{
-	const char *p = *s;
-	uint64_t x = 0;
-
-	if (*p < '0' || *p > '9')
-		return -1;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		unsigned int d = (unsigned int)(*p - '0');
-
-		if (x > (UINT64_MAX - d) / 10)
-			return -1;
-		x = x * 10 + d;
-	}
 	if (x < min || x > max)
 		return -1;
 	*s = p;
@@ -105,15 +86,14 @@ hgw_cli_dec(const char **s, uint64_t min, uint64_t max, uint64_t *v)
 }
 
 /* A whole argument that is a decimal unsigned integer in [min, max]
- * (hgw_cli_dec); anything else is a bad value for --opt (exit 2). */
+ * (hgw_parse_dec); anything else is a bad value for --opt (exit 2). */
 static inline uint64_t
 hgw_cli_num(const char *prog, const char *opt, const char *s, uint64_t min,
 	    uint64_t max)
 {
-	const char *p = s;
 	uint64_t v;
 
-	if (hgw_cli_dec(&p, min, max, &v) != 0 || *p != '\0')
+	if (hgw_parse_num(s, min, max, &v) != 0)
 		hgw_cli_bad(prog, opt, s);
 	return v;
 }

@@ -16,6 +16,7 @@
 #include <rte_common.h>
 
 #include "config.h"
+#include "hgw_parse.h"
 #include "hgw_idio.h"
 #include "hgw_latency.h"
 #include "hgw_order.h"
@@ -232,25 +233,6 @@ section_known(const char *section)
 	return 0;
 }
 
-static int
-parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-
-	if (*s == '\0' || *s == '-' || *s == '+')
-		return -1;
-	/* decimal only: "010" is ten and "0x10" an error, never a silent
-	 * octal or hex reading of a risk limit */
-	if (*s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0')
-		return -1;
-	*v = x;
-	return 0;
-}
-
 /* Parse value into the field of k. Returns 0 or -1 with err set. */
 /* KEY_STR: value into field, if it fits. */
 static int
@@ -311,7 +293,9 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 	case KEY_U16:
 	case KEY_U32:
 	case KEY_U64:
-		if (parse_u64(value, &v) < 0 || v < k->min || v > k->max) {
+		/* decimal only: "010" is ten and "0x10" an error, never a
+		 * silent octal or hex reading of a risk limit */
+		if (hgw_parse_num(value, k->min, k->max, &v) < 0) {
 			snprintf(err, errlen,
 				 "%s: bad value for [%s] %s: '%s' (expected an integer %" PRIu64 "..%" PRIu64 ")",
 				 where, k->section, k->name, value, k->min, k->max);

@@ -52,6 +52,7 @@
 #include <rte_telemetry.h>
 
 #include "control.h"
+#include "hgw_parse.h"
 #include "hgw_cli.h"
 #include "hgw_risk.h"
 #include "hgw_table.h"
@@ -437,21 +438,6 @@ reply_event(struct rte_tel_data *d, int rc, const struct hgw_event *e,
 }
 
 /* Parse a whole unsigned decimal number (no sign, no base prefix). */
-static int
-parse_dec(const char *s, uint64_t max, uint64_t *v)
-{
-	char *end;
-
-	if (s == NULL || *s < '0' || *s > '9')
-		return -1;
-	errno = 0;
-	unsigned long long x = strtoull(s, &end, 10);
-	if (errno != 0 || *end != '\0' || x > max)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 static void unsent_post(void);
 
 /* Has worker j handed every order decided before position (key, seq)
@@ -710,7 +696,7 @@ tel_risk_limit(const char *cmd __rte_unused, const char *params,
 	memcpy(name, params, (size_t)(comma - params));
 	name[comma - params] = '\0';
 	k = hgw_risk_limit_by_name(name);
-	if (k < 0 || parse_dec(comma + 1, UINT64_MAX, &v) != 0 ||
+	if (k < 0 || hgw_parse_num(comma + 1, 0, UINT64_MAX, &v) != 0 ||
 	    hgw_risk_limit_valid(&ctl.rconf, (enum hgw_risk_limit)k, v) != 0) {
 		rte_tel_data_start_dict(d);
 		snprintf(err, sizeof(err), "bad limit '%s' (see /hgw/risk/limit "
@@ -818,7 +804,7 @@ tel_table_entry(const char *cmd __rte_unused, const char *params,
 		strcpy(buf, params);
 		save = buf;
 		while ((tok = strsep(&save, ",")) != NULL && n < 5)
-			if (n == 4 || parse_dec(tok, UINT32_MAX, &v[n++]) != 0)
+			if (n == 4 || hgw_parse_num(tok, 0, UINT32_MAX, &v[n++]) != 0)
 				n = 5;	/* too many or not a number */
 	}
 	pthread_mutex_lock(&ctl.lock);

@@ -99,7 +99,7 @@ parse_inject(const char *s, const char *what, int n, struct inject_arg *ia)
 	int i;
 
 	for (i = 0; i < n; i++) {
-		if (hgw_cli_dec(&s, i > 0 ? 1 : 0, UINT32_MAX, &v[i]) != 0 ||
+		if (hgw_parse_dec(&s, i > 0 ? 1 : 0, UINT32_MAX, &v[i]) != 0 ||
 		    *s != (i == n - 1 ? '\0' : ','))
 			die("--inject-%s: bad value '%s' (expected %s)", what, arg,
 			    n == 3 ? "WORKER,USEC,EVERY" :

@@ -210,8 +210,7 @@ app_recovery_lines_init(struct hgw_app *a)
 	char ip[64];
 	const char *colon = strrchr(c->rq_server, ':');
 	struct in_addr ia;
-	unsigned long port;
-	char *end;
+	uint64_t port;
 
 	if (c->lines == 2 && c->rx_mode != HGW_RX_QUEUES)
 		die("[feed] lines = 2 needs [rx] mode = queues (two RX queues a "
@@ -223,10 +222,8 @@ app_recovery_lines_init(struct hgw_app *a)
 		    c->rq_server);
 	memcpy(ip, c->rq_server, (size_t)(colon - c->rq_server));
 	ip[colon - c->rq_server] = '\0';
-	errno = 0;
-	port = strtoul(colon + 1, &end, 10);
-	if (inet_pton(AF_INET, ip, &ia) != 1 || errno != 0 || *end != '\0' ||
-	    colon[1] < '0' || colon[1] > '9' || port == 0 || port > 65535)
+	if (inet_pton(AF_INET, ip, &ia) != 1 ||
+	    hgw_parse_num(colon + 1, 1, 65535, &port) != 0)
 		die("bad value for [recovery] server: '%s' (expected IP:PORT)",
 		    c->rq_server);
 	if (!a->trade)

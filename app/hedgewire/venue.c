@@ -115,18 +115,14 @@ address_parse(const char *s, uint32_t *ip, uint32_t *mask)
 	char buf[sizeof(((struct hgw_config *)0)->venue_address)];
 	const char *slash = strchr(s, '/');
 	struct in_addr a;
-	unsigned long pfx;
-	char *end;
+	uint64_t pfx;
 
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf) ||
-	    slash[1] < '0' || slash[1] > '9')
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
 		return -1;
 	memcpy(buf, s, (size_t)(slash - s));
 	buf[slash - s] = '\0';
-	errno = 0;
-	pfx = strtoul(slash + 1, &end, 10);
-	if (inet_pton(AF_INET, buf, &a) != 1 || errno != 0 || *end != '\0' ||
-	    pfx < 1 || pfx > 32)
+	if (inet_pton(AF_INET, buf, &a) != 1 ||
+	    hgw_parse_num(slash + 1, 1, 32, &pfx) != 0)
 		return -1;
 	*ip = ntohl(a.s_addr);
 	*mask = pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx);

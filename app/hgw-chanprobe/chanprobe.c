@@ -502,8 +502,8 @@ main(int argc, char **argv)
 			const char *p = optarg;
 			uint64_t l, h;
 
-			if (hgw_cli_dec(&p, 6, 62, &l) != 0 || *p++ != '-' ||
-			    hgw_cli_dec(&p, l, 62, &h) != 0 || *p != '\0') {
+			if (hgw_parse_dec(&p, 6, 62, &l) != 0 || *p++ != '-' ||
+			    hgw_parse_dec(&p, l, 62, &h) != 0 || *p != '\0') {
 				fprintf(stderr, "hgw-chanprobe: bad --bits "
 					"'%s' (want LO-HI, 6 <= LO <= HI <= "
 					"62)\n", optarg);

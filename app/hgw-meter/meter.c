@@ -325,7 +325,7 @@ parse_ip_port(const char *arg, uint32_t *ip, uint16_t *port)
 	if (inet_pton(AF_INET, host, &a) != 1)
 		return -1;
 	p = colon + 1;
-	if (hgw_cli_dec(&p, 1, UINT16_MAX, &v) != 0 || *p != '\0')
+	if (hgw_parse_dec(&p, 1, UINT16_MAX, &v) != 0 || *p != '\0')
 		return -1;
 	*ip = ntohl(a.s_addr);
 	*port = (uint16_t)v;
@@ -339,11 +339,11 @@ parse_drop(const char *arg, struct drop *d)
 	const char *p = arg;
 	uint64_t q, a, b;
 
-	if (hgw_cli_dec(&p, 0, MAX_COPIES - 1, &q) != 0 || *p++ != ':' ||
-	    hgw_cli_dec(&p, 1, UINT32_MAX, &a) != 0)
+	if (hgw_parse_dec(&p, 0, MAX_COPIES - 1, &q) != 0 || *p++ != ':' ||
+	    hgw_parse_dec(&p, 1, UINT32_MAX, &a) != 0)
 		return -1;
 	b = a;
-	if (*p == '-' && (++p, hgw_cli_dec(&p, a, UINT32_MAX, &b) != 0))
+	if (*p == '-' && (++p, hgw_parse_dec(&p, a, UINT32_MAX, &b) != 0))
 		return -1;
 	if (*p != '\0')
 		return -1;

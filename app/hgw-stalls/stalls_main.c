@@ -47,21 +47,12 @@ parse_cpus(const char *s, unsigned int *cpus, unsigned int max)
 
 	CPU_ZERO(&seen);
 	while (*p != '\0') {
-		unsigned long a, b;
-		char *end;
+		uint64_t a, b, step;
 
-		if (*p < '0' || *p > '9')
+		if (hgw_parse_cpu_item(&p, 0, CPU_SETSIZE - 1, &a, &b,
+				       &step) != 0 || (*p != ',' && *p != '\0'))
 			hgw_cli_bad(PROG, "cpus", s);
-		a = strtoul(p, &end, 10);
-		b = a;
-		if (*end == '-') {
-			if (end[1] < '0' || end[1] > '9')
-				hgw_cli_bad(PROG, "cpus", s);
-			b = strtoul(end + 1, &end, 10);
-		}
-		if (a > b || b >= CPU_SETSIZE || (*end != ',' && *end != '\0'))
-			hgw_cli_bad(PROG, "cpus", s);
-		for (unsigned long c = a; c <= b; c++) {
+		for (uint64_t c = a; c <= b; c++) {
 			if (CPU_ISSET(c, &seen))
 				hgw_cli_bad(PROG, "cpus", s);
 			if (n == max)
@@ -69,8 +60,7 @@ parse_cpus(const char *s, unsigned int *cpus, unsigned int max)
 			CPU_SET(c, &seen);
 			cpus[n++] = (unsigned int)c;
 		}
-		p = *end == ',' ? end + 1 : end;
-		if (*end == ',' && *p == '\0')
+		if (*p == ',' && *++p == '\0')
 			hgw_cli_bad(PROG, "cpus", s);
 	}
 	if (n == 0)

@@ -35,6 +35,7 @@
 
 #include "hgw_chanmap.h"
 #include "hgw_chanmap_internal.h"
+#include "hgw_parse.h"
 
 static void
 set_err(char *err, size_t errlen, const char *fmt, ...)
@@ -124,19 +125,13 @@ hgw_chanmap_check(const struct hgw_chanmap *map, char *err, size_t errlen)
 	return 0;
 }
 
-/* Parse an unsigned 64-bit number (hex with 0x, or decimal). */
+/* An unsigned 64-bit number, the whole of s: 0xHEX, or decimal. */
 static int
 parse_u64(const char *s, uint64_t *out)
 {
-	char *end;
-
-	if (*s == '-' || *s == '+' || !isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	*out = strtoull(s, &end, 0);
-	if (errno != 0 || *end != '\0')
-		return -1;
-	return 0;
+	if (hgw_parse_hex(&s, out) == 0)
+		return *s == '\0' ? 0 : -1;
+	return hgw_parse_num(s, 0, UINT64_MAX, out);
 }
 
 int

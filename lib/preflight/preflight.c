@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hgw_preflight.h"
+#include "hgw_parse.h"
 
 #define MAX_CPUS 1024
 #define DIM(a) (sizeof(a) / sizeof((a)[0]))
@@ -66,8 +67,7 @@ cpus_parse(const char *s, struct cpus *set)
 	if (strcmp(s, "(null)") == 0)
 		return 0;
 	while (*s != '\0' && *s != '\n') {
-		unsigned long a, b, step = 1;
-		char *end;
+		uint64_t a, b, step;
 
 		if (isalpha((unsigned char)*s)) {   /* a flag */
 			s += strcspn(s, ",");
@@ -75,21 +75,14 @@ cpus_parse(const char *s, struct cpus *set)
 				s++;
 			continue;
 		}
-		if (!isdigit((unsigned char)*s))
+		/* A, A-B, A-B:S (0-15:2) */
+		if (hgw_parse_cpu_item(&s, 1, UINT32_MAX, &a, &b, &step) != 0 ||
+		    (*s != ',' && *s != '\0' && *s != '\n'))
 			return -1;
-		a = strtoul(s, &end, 10);
-		b = a;
-		if (*end == '-') {
-			b = strtoul(end + 1, &end, 10);
-			if (*end == ':')        /* 0-15:2 */
-				step = strtoul(end + 1, &end, 10);
-		}
-		if (b < a || step == 0 || (*end != ',' && *end != '\0' &&
-					   *end != '\n'))
-			return -1;
-		for (unsigned long c = a; c <= b && c < MAX_CPUS; c += step)
+		for (uint64_t c = a; c <= b && c < MAX_CPUS; c += step)
 			cpus_set(set, (unsigned int)c);
-		s = *end == ',' ? end + 1 : end;
+		if (*s == ',')
+			s++;
 	}
 	return 0;
 }

@@ -175,10 +175,19 @@ for ((r = 1; r <= rounds; r++)); do
 done
 
 # field NAME LINE: the number after NAME in a hgw_hist_print line
-printf '\n%-15s %9s %9s %9s %9s %9s   (ns; best / median of %d rounds)\n' \
-	mode p50 p99 p99.9 p99.99 max "$rounds"
+printf '\n%-15s %9s %9s %9s %9s %9s %7s   (ns; best / median of %d rounds; orders: median)\n' \
+	mode p50 p99 p99.9 p99.99 max orders "$rounds"
 for m in $modes; do
 	f=${m//\//_}
+	# the orders each round recorded (none: no line, or count 0)
+	orders=$(for ((r = 1; r <= rounds; r++)); do
+			awk '{ for (i = 1; i < NF; i++) if ($i == "count") { print $(i + 1); exit } }
+			     END { if (NR == 0) print 0 }' "$work/r$r.$f"
+		done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] + 0 }')
+	if [ "$orders" -eq 0 ]; then
+		printf '%-15s %s\n' "$m" "no orders"
+		continue
+	fi
 	for stat in p50 p99 p99.9 p99.99 max; do
 		for ((r = 1; r <= rounds; r++)); do
 			awk -v k="$stat" '{ for (i = 1; i < NF; i++) if ($i == k) print $(i + 1) }' \
@@ -186,9 +195,9 @@ for m in $modes; do
 		done | sort -n | awk '{ v[NR] = $1 } END { printf "%s/%s\n", v[1], v[int((NR + 1) / 2)] }' \
 			>"$work/$f.$stat"
 	done
-	printf '%-15s %9s %9s %9s %9s %9s\n' "$m" "$(cat "$work/$f.p50")" \
+	printf '%-15s %9s %9s %9s %9s %9s %7s\n' "$m" "$(cat "$work/$f.p50")" \
 		"$(cat "$work/$f.p99")" "$(cat "$work/$f.p99.9")" \
-		"$(cat "$work/$f.p99.99")" "$(cat "$work/$f.max")"
+		"$(cat "$work/$f.p99.99")" "$(cat "$work/$f.max")" "$orders"
 done
 echo
 echo "single: 1 worker. claim, downstream: 2 workers, every order that left (downstream: every copy)."
