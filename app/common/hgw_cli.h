@@ -78,13 +78,6 @@ hgw_cli_bad_input(const char *prog, const char *fmt, ...)
 	hgw_cli_vexit(prog, 2, fmt, ap);
 }
 
-	if (x < min || x > max)
-		return -1;
-	*s = p;
-	*v = x;
-	return 0;
-}
-
 /* A whole argument that is a decimal unsigned integer in [min, max]
  * (hgw_parse_dec); anything else is a bad value for --opt (exit 2). */
 static inline uint64_t
