@@ -65,7 +65,11 @@ snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 	 * tel_lock, before this) happens-before the owner rewrites it; the
 	 * owner's acquire fence after it sees the new req pairs with this */
 	atomic_store_explicit(&c->req, req, memory_order_release);
-	for (int waited = 0; waited < SNAP_WAIT_US; waited += 50) {
+	/* by the clock: a usleep(50) sleeps longer than 50 us */
+	const uint64_t end = rte_get_timer_cycles() +
+			     rte_get_timer_hz() / 1000000 * SNAP_WAIT_US;
+
+	for (;;) {
 		/* acquire: pairs with the owner's release after its copy */
 		if (atomic_load_explicit(&c->done, memory_order_acquire) == req) {
 			/* rx_to_tx is the last member: copy only its
@@ -74,9 +78,10 @@ snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 			hgw_hist_copy(&out->rx_to_tx, &src->rx_to_tx);
 			return 0;
 		}
+		if (rte_get_timer_cycles() >= end)
+			return -1;
 		usleep(50);
 	}
-	return -1;
 }
 
 /* Worker i's state now: from a snapshot while it runs, else directly. */
@@ -139,13 +144,18 @@ add_percentiles(struct rte_tel_data *d, const struct hgw_hist *h)
 /* All workers' snapshots (static: commands run under tel_lock). */
 static struct hgw_snapshot snaps[HGW_MAX_WORKERS], txsnap;
 static int snap_ok[HGW_MAX_WORKERS], txsnap_ok;
+/* answered at least once: snaps[i] (txsnap) holds its last answer */
+static int snap_seen[HGW_MAX_WORKERS], txsnap_seen;
 
 static void
 collect(void)
 {
-	for (uint32_t i = 0; i < tel_n; i++)
+	for (uint32_t i = 0; i < tel_n; i++) {
 		snap_ok[i] = worker_state(i, &snaps[i]) == 0;
+		snap_seen[i] |= snap_ok[i];
+	}
 	txsnap_ok = tel_txl != NULL && txl_state(&txsnap) == 0;
+	txsnap_seen |= txsnap_ok;
 }
 
 static int
@@ -290,10 +300,10 @@ tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
 }
 
 /* The stats record's state (control lcore only; filled under tel_lock):
- * every sender's latency merged as of the last record, and when. */
+ * every sender's latency merged as of the last record they all answered,
+ * and when the last record was written. */
 static struct hgw_hist rec_prev, rec_all, rec_int;
 static uint64_t rec_prev_tsc;
-static int rec_prev_ok;		/* rec_prev holds every sender's histogram */
 
 /* d = a - b, where a is b plus the values recorded since (both with the
  * same precision): the latency of one interval. min and max are the
@@ -335,10 +345,15 @@ hgw_stats_tel_record(int final)
 	pthread_mutex_lock(&tel_lock);
 	collect();
 	hgw_hist_init_precision(&rec_all, tel_bits);
+	/* The counts are each sender's last answer: a worker that did not
+	 * answer this time (descheduled past the wait on a loaded host) is
+	 * counted as it last answered, and answering says how many are
+	 * current; so no count in the log ever goes down. One that never
+	 * answered (still starting) counts nothing. */
 	for (uint32_t i = 0; i < tel_n; i++) {
-		if (!snap_ok[i])
+		if (!snap_seen[i])
 			continue;
-		answered++;
+		answered += snap_ok[i];
 		if (f == NULL)
 			f = &snaps[i];
 		tx_full += snaps[i].tx.tx_full;
@@ -350,7 +365,7 @@ hgw_stats_tel_record(int final)
 	}
 	if (tel_txl != NULL) {
 		/* the TX lcore sends; the workers hand over */
-		if (txsnap_ok) {
+		if (txsnap_seen) {
 			orders = txsnap.tx.orders;
 			tx_full += txsnap.tx.tx_full;
 			misses = txsnap.misses;
@@ -358,15 +373,16 @@ hgw_stats_tel_record(int final)
 		}
 	}
 	all = answered == tel_n && (tel_txl == NULL || txsnap_ok);
-	/* the interval's latency only when every sender answered now and
-	 * last time (a missing one would shrink the merged histogram) */
-	if (all && rec_prev_ok)
+	/* The interval's latency only when every sender answered now (a
+	 * stale one would hide its latest orders); it then covers every
+	 * order since the last record that had them all, so the records'
+	 * latencies still add up to every order sent. */
+	if (all) {
 		hist_since(&rec_int, &rec_all, &rec_prev);
-	else
-		hgw_hist_init_precision(&rec_int, tel_bits);
-	if (all)
 		hgw_hist_copy(&rec_prev, &rec_all);
-	rec_prev_ok = all;
+	} else {
+		hgw_hist_init_precision(&rec_int, tel_bits);
+	}
 	RTE_LOG(INFO, HGW_STATS, "frames=%" PRIu64 " messages=%" PRIu64
 		" gaps=%" PRIu64 " triggers=%" PRIu64 " orders=%" PRIu64
 		" rejects=%" PRIu64 " tx_full=%" PRIu64 " misses=%" PRIu64
@@ -391,7 +407,6 @@ hgw_stats_tel_init(struct hgw_worker *const *w, uint32_t n,
 {
 	tel_bits = precision_bits;
 	hgw_hist_init_precision(&rec_prev, precision_bits);
-	rec_prev_ok = 1;	/* nothing sent yet: the empty histogram */
 	rec_prev_tsc = rte_rdtsc();
 	tel_w = w;
 	tel_n = n;
