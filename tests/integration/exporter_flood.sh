@@ -118,8 +118,15 @@ PIDS+=("$!")
 for _ in $(seq 300); do grep -q '^hgw-exporter .*http://' "$T/exporter2.out" && break; sleep 0.1; done
 url2=$(sed -n 's|^hgw-exporter .*\(http://[^ ]*/metrics\).*|\1|p' "$T/exporter2.out")
 [ -n "$url2" ] || fail "unprivileged exporter did not start: $(cat "$T/exporter2.out")"
-python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())' \
-	"$url2" >"$T/m.nobody" || fail "GET $url2 failed"
+# until one scrape has hedgewire up (30 s): on a loaded host one query
+# can take longer than the exporter's 2 s timeout; without the group's
+# access none ever does
+for _ in $(seq 60); do
+	python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=30).read().decode())' \
+		"$url2" >"$T/m.nobody" || fail "GET $url2 failed"
+	grep -qx 'hgw_up 1' "$T/m.nobody" && break
+	sleep 0.5
+done
 grep -qx 'hgw_up 1' "$T/m.nobody" ||
 	fail "an exporter run as nobody (nogroup) cannot reach hedgewire: $(grep hgw_up "$T/m.nobody")"
 if setpriv --reuid=65534 --regid=65533 --clear-groups /usr/bin/python3 -c \
