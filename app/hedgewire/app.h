@@ -90,9 +90,6 @@ struct hgw_app {
 	struct hgw_venue *venue;        /* [venue] session (tx-lcore) */
 	struct app_nic_clock nic;       /* app_nic_clock_init */
 	struct hgw_idio_cpu idio_cpu;   /* app_idio_init */
-	/* [recovery] server, parsed (0: off; app_recovery_lines_init) */
-	uint32_t rq_server_ip;
-	uint16_t rq_server_port;
 	enum stop_reason why;           /* the control loop's */
 	/* [feed] igmp: the control lcore's reports, on TX queue igmp_queue
 	 * of [rx] port (app_ports_setup) */
@@ -102,8 +99,8 @@ struct hgw_app {
 
 /* ports.c */
 
-/* [recovery] and [feed] lines: what they need, checked in one line each;
- * sets rq_server_ip and rq_server_port. */
+/* [recovery] server: says where gaps are re-requested (its keys were
+ * checked with the configuration, hgw_config_check). */
 void app_recovery_lines_init(struct hgw_app *a);
 
 /* The RX port, and the order port when trading (the same one by default:

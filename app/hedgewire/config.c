@@ -408,6 +408,156 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 	return -1;
 }
 
+/* "IP/PREFIX": 0, or -1 (not one). */
+static int
+ip_prefix_parse(const char *s, uint32_t *ip, uint32_t *mask)
+{
+	char buf[sizeof(((struct hgw_config *)0)->venue_address)];
+	const char *slash = strchr(s, '/');
+	struct in_addr a;
+	uint64_t pfx;
+
+	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, (size_t)(slash - s));
+	buf[slash - s] = '\0';
+	if (inet_pton(AF_INET, buf, &a) != 1 ||
+	    hgw_parse_num(slash + 1, 1, 32, &pfx) != 0)
+		return -1;
+	*ip = ntohl(a.s_addr);
+	*mask = pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx);
+	return 0;
+}
+
+/* "IP:PORT" (port 1..65535): 0, or -1. */
+static int
+ip_port_parse(const char *s, uint32_t *ip, uint16_t *port)
+{
+	char buf[64];
+	const char *colon = strrchr(s, ':');
+	struct in_addr a;
+	uint64_t p;
+
+	if (colon == NULL || (size_t)(colon - s) >= sizeof(buf))
+		return -1;
+	memcpy(buf, s, (size_t)(colon - s));
+	buf[colon - s] = '\0';
+	if (inet_pton(AF_INET, buf, &a) != 1 ||
+	    hgw_parse_num(colon + 1, 1, 65535, &p) != 0)
+		return -1;
+	*ip = ntohl(a.s_addr);
+	*port = (uint16_t)p;
+	return 0;
+}
+
+#define CHECK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
+
+/* [venue] against the rest (hgw_config_check). */
+static int
+venue_check(struct hgw_config *c, char *err, size_t errlen)
+{
+	struct in_addr a;
+	char f[10];
+
+	if (c->venue_host[0] == '\0')
+		return 0;
+	if (c->table_file[0] == '\0')
+		CHECK_FAIL("[venue] host needs trading ([table] file)");
+	if (c->dedup == HGW_DEDUP_MODE_CLAIM || c->dedup == HGW_DEDUP_MODE_NONE)
+		CHECK_FAIL("[venue] with [run] dedup = %s: every worker sends "
+			   "on its own, so no single owner of the venue session "
+			   "(use tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ?
+			   "claim" : "none");
+	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
+		CHECK_FAIL("bad value for [venue] host: '%s' (expected an IPv4 "
+			   "address)", c->venue_host);
+	c->venue_host_ip = ntohl(a.s_addr);
+	if (c->venue_stack == HGW_VENUE_STACK_DPDK) {
+		if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
+			CHECK_FAIL("[venue] stack = dpdk with [run] dedup = "
+				   "downstream: hgw-dedup's session is a kernel "
+				   "socket (use tx-lcore, or stack = kernel)");
+		if (c->tx_port == c->rx_port)
+			CHECK_FAIL("[venue] stack = dpdk needs [order] port "
+				   "apart from [rx] port (%u): the venue's "
+				   "segments come back on the order port's RX "
+				   "queue", c->rx_port);
+		if (ip_prefix_parse(c->venue_address, &c->venue_ip,
+				    &c->venue_mask) != 0)
+			CHECK_FAIL("bad value for [venue] address: '%s' "
+				   "(expected IP/PREFIX, our address on [order] "
+				   "port, with stack = dpdk)", c->venue_address);
+		if (c->venue_gateway != 0 && (c->venue_gateway & c->venue_mask) !=
+		    (c->venue_ip & c->venue_mask))
+			CHECK_FAIL("bad value for [venue] gateway: not on [venue] "
+				   "address's subnet (%s)", c->venue_address);
+	}
+	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM) {
+		/* hgw-dedup owns the session (its options); hedgewire reads
+		 * the relay on the order port's own RX queue */
+		if (c->tx_port == c->rx_port)
+			CHECK_FAIL("[venue] with [run] dedup = downstream needs "
+				   "[order] port apart from [rx] port (%u): the "
+				   "venue's answers come back on the order port's "
+				   "RX queue", c->rx_port);
+		return 0;
+	}
+	if (c->venue_username[0] == '\0')
+		CHECK_FAIL("[venue] username is required with [venue] host");
+	if (c->venue_state_file[0] == '\0')
+		CHECK_FAIL("[venue] state_file is required with [venue] host: it "
+			   "keeps the last UserRefNum sent, so a restart never "
+			   "reuses one");
+	if (c->venue_dead_ms <= c->venue_heartbeat_ms)
+		CHECK_FAIL("bad value for [venue] dead_ms: %u (must exceed "
+			   "heartbeat_ms, %u)", c->venue_dead_ms,
+			   c->venue_heartbeat_ms);
+	if (c->venue_max_ops != 0 && c->venue_max_ops_symbol > c->venue_max_ops)
+		CHECK_FAIL("bad value for [venue] max_orders_per_sec_per_symbol: "
+			   "%u (above max_orders_per_sec, %u)",
+			   c->venue_max_ops_symbol, c->venue_max_ops);
+	if (hgw_soup_field(f, 6, c->venue_username) != 0)
+		CHECK_FAIL("bad value for [venue] username: '%s' (printable "
+			   "ASCII)", c->venue_username);
+	if (hgw_soup_field(f, 10, c->venue_password) != 0)
+		CHECK_FAIL("bad value for [venue] password (printable ASCII)");
+	if (hgw_soup_field(f, 10, c->venue_session) != 0)
+		CHECK_FAIL("bad value for [venue] session: '%s' (printable "
+			   "ASCII)", c->venue_session);
+	return 0;
+}
+
+int
+hgw_config_check(struct hgw_config *c, char *err, size_t errlen)
+{
+	if (c->digest_every & (c->digest_every - 1))
+		CHECK_FAIL("bad value for [run] digest_every: %u (a power of "
+			   "two, or 0)", c->digest_every);
+	if (c->stats_interval_ms != 0 && c->stats_interval_ms < 10)
+		CHECK_FAIL("bad value for [run] stats_interval_ms: %u (0 = off, "
+			   "or 10..86400000)", c->stats_interval_ms);
+	if (c->lines == 2 && c->rx_mode != HGW_RX_QUEUES)
+		CHECK_FAIL("[feed] lines = 2 needs [rx] mode = queues (two RX "
+			   "queues a worker: 2i line A, 2i+1 line B)");
+	if (c->rq_server[0] != '\0') {
+		if (ip_port_parse(c->rq_server, &c->rq_server_ip,
+				  &c->rq_server_port) != 0)
+			CHECK_FAIL("bad value for [recovery] server: '%s' "
+				   "(expected IP:PORT)", c->rq_server);
+		if (c->table_file[0] == '\0')
+			CHECK_FAIL("[recovery] server needs trading ([table] "
+				   "file): requests leave on the workers' order "
+				   "queues");
+		if (c->dedup == HGW_DEDUP_MODE_TXLCORE)
+			CHECK_FAIL("[recovery] server with [run] dedup = "
+				   "tx-lcore: workers have no TX queue of their "
+				   "own to ask from (use claim)");
+	}
+	return venue_check(c, err, errlen);
+}
+
+#undef CHECK_FAIL
+
 int
 hgw_config_venue(const struct hgw_config *c)
 {

@@ -163,6 +163,12 @@ struct hgw_config {
 	uint32_t igmp_source;     /* the reports' source address (host order) */
 	char venue_address[32];   /* stack = dpdk: ours, "IP/PREFIX" */
 	uint32_t venue_gateway;   /* stack = dpdk: next hop off the subnet */
+
+	/* Parsed from the keys above by hgw_config_check (host order) */
+	uint32_t venue_host_ip;   /* [venue] host; 0: no session */
+	uint32_t venue_ip, venue_mask;  /* [venue] address (stack = dpdk) */
+	uint32_t rq_server_ip;    /* [recovery] server; 0: off */
+	uint16_t rq_server_port;
 };
 
 /* [buffers] poison in bytes (0: off). */
@@ -189,6 +195,14 @@ int hgw_config_secrets(struct hgw_config *c, char *err, size_t errlen);
 
 int hgw_config_set(struct hgw_config *c, const char *assignment, char *err,
 		   size_t errlen);
+
+/* After the file, every --set and the secrets: the rules that join keys
+ * ([run] digest_every a power of two, [feed] lines with [rx] mode,
+ * [recovery] server and [venue] against the dedup mode and trading), and
+ * the addresses parsed once into the fields that follow the keys. 0, or
+ * -1 with one line naming the key in err. What needs the EAL (ports,
+ * lcores) is checked at start-up. */
+int hgw_config_check(struct hgw_config *c, char *err, size_t errlen);
 
 /* Print every key and its value in INI form (for --print-config). */
 void hgw_config_print(const struct hgw_config *c, FILE *out);

@@ -199,7 +199,8 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
 	for (unsigned int i = 0; i < nsets; i++)
 		if (hgw_config_set(c, sets[i], err, sizeof(err)) < 0)
 			die("%s", err);
-	if (hgw_config_secrets(c, err, sizeof(err)) < 0)
+	if (hgw_config_secrets(c, err, sizeof(err)) < 0 ||
+	    hgw_config_check(c, err, sizeof(err)) < 0)
 		die("%s", err);
 }
 
@@ -383,7 +384,6 @@ main(int argc, char **argv)
 	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	app.trade = conf->table_file[0] != '\0';
-	hgw_venue_check(conf);
 	app.txl = app.trade && conf->dedup == HGW_DEDUP_MODE_TXLCORE;
 	unsigned int need = conf->workers + (conf->rx_mode == HGW_RX_FANOUT) +
 			    (unsigned int)app.txl;
@@ -400,12 +400,6 @@ main(int argc, char **argv)
 			die("--inject-%s: no worker %u ([run] workers = %u)",
 			    i == 0 ? "stall" : i == 1 ? "stop" : "corrupt",
 			    args->inject[i].worker, conf->workers);
-	if (conf->digest_every & (conf->digest_every - 1))
-		die("bad value for [run] digest_every: %u (a power of two, or 0)",
-		    conf->digest_every);
-	if (conf->stats_interval_ms != 0 && conf->stats_interval_ms < 10)
-		die("bad value for [run] stats_interval_ms: %u (0 = off, or "
-		    "10..86400000)", conf->stats_interval_ms);
 
 
 	/* every port named must exist before anything asks about it */

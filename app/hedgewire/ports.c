@@ -207,33 +207,9 @@ void
 app_recovery_lines_init(struct hgw_app *a)
 {
 	const struct hgw_config *c = &a->conf;
-	char ip[64];
-	const char *colon = strrchr(c->rq_server, ':');
-	struct in_addr ia;
-	uint64_t port;
 
-	if (c->lines == 2 && c->rx_mode != HGW_RX_QUEUES)
-		die("[feed] lines = 2 needs [rx] mode = queues (two RX queues a "
-		    "worker: 2i line A, 2i+1 line B)");
-	if (c->rq_server[0] == '\0')
-		return;
-	if (colon == NULL || (size_t)(colon - c->rq_server) >= sizeof(ip))
-		die("bad value for [recovery] server: '%s' (expected IP:PORT)",
-		    c->rq_server);
-	memcpy(ip, c->rq_server, (size_t)(colon - c->rq_server));
-	ip[colon - c->rq_server] = '\0';
-	if (inet_pton(AF_INET, ip, &ia) != 1 ||
-	    hgw_parse_num(colon + 1, 1, 65535, &port) != 0)
-		die("bad value for [recovery] server: '%s' (expected IP:PORT)",
-		    c->rq_server);
-	if (!a->trade)
-		die("[recovery] server needs trading ([table] file): requests "
-		    "leave on the workers' order queues");
-	if (c->dedup == HGW_DEDUP_MODE_TXLCORE)
-		die("[recovery] server with [run] dedup = tx-lcore: workers have "
-		    "no TX queue of their own to ask from (use claim)");
-	a->rq_server_ip = ntohl(ia.s_addr);
-	a->rq_server_port = (uint16_t)port;
-	printf("recovery: gaps re-requested from %s, answers to port %u + "
-	       "worker\n", c->rq_server, c->rq_client_port);
+	/* the keys were checked with the configuration (config.c) */
+	if (c->rq_server_ip != 0)
+		printf("recovery: gaps re-requested from %s, answers to port %u "
+		       "+ worker\n", c->rq_server, c->rq_client_port);
 }

@@ -458,25 +458,25 @@ app_workers_init(struct hgw_app *a)
 		w[i]->lines = (uint16_t)c->lines;
 		w[i]->queue = (uint16_t)(i * c->lines);
 		w[i]->queue_b = (uint16_t)(i * c->lines + 1);
-		w[i]->hold_on = c->lines == 2 || a->rq_server_ip != 0;
+		w[i]->hold_on = c->lines == 2 || c->rq_server_ip != 0;
 		w[i]->hold.max = c->hold_frames;
 		w[i]->hold.wait_tsc = rte_get_tsc_hz() / 1000000 * c->hold_us;
 		fc.hold_ahead = (uint8_t)w[i]->hold_on;
-		if (a->rq_server_ip != 0) {
+		if (c->rq_server_ip != 0) {
 			struct hgw_recovery *r = &w[i]->rq;
 
 			/* answers come unicast to where the request came from */
 			fc.alt_ip = c->src_ip;
 			fc.alt_port = (uint16_t)(c->rq_client_port + i);
-			fc.alt_src = a->rq_server_ip;
-			fc.alt_sport = a->rq_server_port;
+			fc.alt_src = c->rq_server_ip;
+			fc.alt_sport = c->rq_server_port;
 			r->on = 1;
 			memcpy(r->addr.src_mac, c->src_mac, 6);
 			memcpy(r->addr.dst_mac, c->dst_mac, 6);
 			r->addr.src_ip = c->src_ip;
-			r->addr.dst_ip = a->rq_server_ip;
+			r->addr.dst_ip = c->rq_server_ip;
 			r->addr.src_port = fc.alt_port;
-			r->addr.dst_port = a->rq_server_port;
+			r->addr.dst_port = c->rq_server_port;
 			r->timeout_tsc = rte_get_tsc_hz() / 1000 * c->rq_timeout_ms;
 			r->retries = c->rq_retries;
 			r->max_messages = c->rq_max_messages;

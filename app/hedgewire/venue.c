@@ -108,107 +108,6 @@ journal_open(const char *path)
 	    path);
 }
 
-/* [venue] address = IP/PREFIX: 0, or -1 (not one). */
-static int
-address_parse(const char *s, uint32_t *ip, uint32_t *mask)
-{
-	char buf[sizeof(((struct hgw_config *)0)->venue_address)];
-	const char *slash = strchr(s, '/');
-	struct in_addr a;
-	uint64_t pfx;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1 ||
-	    hgw_parse_num(slash + 1, 1, 32, &pfx) != 0)
-		return -1;
-	*ip = ntohl(a.s_addr);
-	*mask = pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx);
-	return 0;
-}
-
-/* stack = dpdk: what the TCP on [order] port needs. */
-static void
-check_dpdk_stack(const struct hgw_config *c)
-{
-	uint32_t ip, mask;
-
-	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
-		die("[venue] stack = dpdk with [run] dedup = downstream: "
-		    "hgw-dedup's session is a kernel socket (use tx-lcore, or "
-		    "stack = kernel)");
-	if (c->tx_port == c->rx_port)
-		die("[venue] stack = dpdk needs [order] port apart from [rx] "
-		    "port (%u): the venue's segments come back on the order "
-		    "port's RX queue", c->rx_port);
-	if (address_parse(c->venue_address, &ip, &mask) != 0)
-		die("bad value for [venue] address: '%s' (expected IP/PREFIX, "
-		    "our address on [order] port, with stack = dpdk)",
-		    c->venue_address);
-	if (c->venue_gateway != 0 &&
-	    (c->venue_gateway & mask) != (ip & mask))
-		die("bad value for [venue] gateway: not on [venue] address's "
-		    "subnet (%s)", c->venue_address);
-}
-
-void
-hgw_venue_check(const struct hgw_config *c)
-{
-	struct in_addr a;
-	char f[10];
-
-	if (c->venue_host[0] == '\0')
-		return;
-	if (c->table_file[0] == '\0')
-		die("[venue] host needs trading ([table] file)");
-	if (c->dedup == HGW_DEDUP_MODE_CLAIM || c->dedup == HGW_DEDUP_MODE_NONE)
-		die("[venue] with [run] dedup = %s: every worker sends on its "
-		    "own, so no single owner of the venue session (use "
-		    "tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ? "claim" :
-		    "none");
-	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
-		die("bad value for [venue] host: '%s' (expected an IPv4 "
-		    "address)", c->venue_host);
-	if (c->venue_stack == HGW_VENUE_STACK_DPDK)
-		check_dpdk_stack(c);
-	if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM) {
-		/* hgw-dedup owns the session (its options); hedgewire reads
-		 * the relay on the order port's own RX queue */
-		if (c->tx_port == c->rx_port)
-			die("[venue] with [run] dedup = downstream needs [order] "
-			    "port apart from [rx] port (%u): the venue's answers "
-			    "come back on the order port's RX queue", c->rx_port);
-		return;
-	}
-	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
-		die("bad value for [venue] host: '%s' (expected an IPv4 "
-		    "address)", c->venue_host);
-	if (c->venue_username[0] == '\0')
-		die("[venue] username is required with [venue] host");
-	if (c->venue_state_file[0] == '\0')
-		die("[venue] state_file is required with [venue] host: it keeps "
-		    "the last UserRefNum sent, so a restart never reuses one");
-	if (c->venue_dead_ms <= c->venue_heartbeat_ms)
-		die("bad value for [venue] dead_ms: %u (must exceed "
-		    "heartbeat_ms, %u)", c->venue_dead_ms,
-		    c->venue_heartbeat_ms);
-	if (c->venue_max_ops != 0 && c->venue_max_ops_symbol > c->venue_max_ops)
-		die("bad value for [venue] max_orders_per_sec_per_symbol: %u "
-		    "(above max_orders_per_sec, %u)", c->venue_max_ops_symbol,
-		    c->venue_max_ops);
-
-	if (hgw_soup_field(f, 6, c->venue_username) != 0)
-		die("bad value for [venue] username: '%s' (printable ASCII)",
-		    c->venue_username);
-	if (hgw_soup_field(f, 10, c->venue_password) != 0)
-		die("bad value for [venue] password (printable ASCII)");
-	if (hgw_soup_field(f, 10, c->venue_session) != 0)
-		die("bad value for [venue] session: '%s' (printable ASCII)",
-		    c->venue_session);
-}
-
 /* stack = dpdk: the session's TCP on [order] port's RX and TX queue 0,
  * the TX lcore's. */
 static void
@@ -222,8 +121,8 @@ tcp_init(struct hgw_venue *v, const struct hgw_config *c,
 	tc.port = c->tx_port;
 	tc.rxq = 0;
 	tc.txq = 0;
-	if (address_parse(c->venue_address, &tc.ip, &tc.mask) != 0)
-		die("bad value for [venue] address: '%s'", c->venue_address);
+	tc.ip = c->venue_ip;
+	tc.mask = c->venue_mask;
 	tc.gateway = c->venue_gateway;
 	if (rte_eth_macaddr_get(c->tx_port, &mac) != 0)
 		die("[venue] stack = dpdk: [order] port %u has no MAC address",
@@ -255,18 +154,15 @@ hgw_venue_init(const struct hgw_config *c)
 {
 	struct hgw_soup_cfg sc;
 	struct hgw_venue *v;
-	struct in_addr a;
 	struct timespec ts;
 
-	if (c->venue_host[0] == '\0' || c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
+	if (c->venue_host_ip == 0 || c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
 		return NULL;     /* downstream: hgw-dedup's (relay.c) */
-	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
-		die("bad value for [venue] host: '%s'", c->venue_host);
 	v = rte_zmalloc("hgw_venue", sizeof(*v), RTE_CACHE_LINE_SIZE);
 	if (v == NULL)
 		die("cannot allocate the venue session");
 	memset(&sc, 0, sizeof(sc));
-	sc.ip = ntohl(a.s_addr);
+	sc.ip = c->venue_host_ip;
 	sc.port = c->venue_port;
 	if (hgw_soup_field(sc.username, 6, c->venue_username) != 0)
 		die("bad value for [venue] username: '%s' (printable ASCII)",

@@ -132,10 +132,6 @@ struct hgw_venue {
 	struct { uint64_t key, seq; } back[4096];
 };
 
-/* Start-up, first: [venue] against the rest of the configuration (dedup
- * mode, trading, required keys); exits with one line naming the key. */
-void hgw_venue_check(const struct hgw_config *c);
-
 /* Start-up (main lcore): check [venue] against the rest of the
  * configuration, map the state file, allocate, and connect at the TX
  * lcore's first poll. Exits with one line on bad input. NULL when no
