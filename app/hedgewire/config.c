@@ -408,48 +408,6 @@ key_set(struct hgw_config *c, const struct key *k, const char *value,
 	return -1;
 }
 
-/* "IP/PREFIX": 0, or -1 (not one). */
-static int
-ip_prefix_parse(const char *s, uint32_t *ip, uint32_t *mask)
-{
-	char buf[sizeof(((struct hgw_config *)0)->venue_address)];
-	const char *slash = strchr(s, '/');
-	struct in_addr a;
-	uint64_t pfx;
-
-	if (slash == NULL || (size_t)(slash - s) >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, (size_t)(slash - s));
-	buf[slash - s] = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1 ||
-	    hgw_parse_num(slash + 1, 1, 32, &pfx) != 0)
-		return -1;
-	*ip = ntohl(a.s_addr);
-	*mask = pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx);
-	return 0;
-}
-
-/* "IP:PORT" (port 1..65535): 0, or -1. */
-static int
-ip_port_parse(const char *s, uint32_t *ip, uint16_t *port)
-{
-	char buf[64];
-	const char *colon = strrchr(s, ':');
-	struct in_addr a;
-	uint64_t p;
-
-	if (colon == NULL || (size_t)(colon - s) >= sizeof(buf))
-		return -1;
-	memcpy(buf, s, (size_t)(colon - s));
-	buf[colon - s] = '\0';
-	if (inet_pton(AF_INET, buf, &a) != 1 ||
-	    hgw_parse_num(colon + 1, 1, 65535, &p) != 0)
-		return -1;
-	*ip = ntohl(a.s_addr);
-	*port = (uint16_t)p;
-	return 0;
-}
-
 #define CHECK_FAIL(...) do { snprintf(err, errlen, __VA_ARGS__); return -1; } while (0)
 
 /* [venue] against the rest (hgw_config_check). */
@@ -457,6 +415,7 @@ static int
 venue_check(struct hgw_config *c, char *err, size_t errlen)
 {
 	struct in_addr a;
+	uint64_t pfx;
 	char f[10];
 
 	if (c->venue_host[0] == '\0')
@@ -482,11 +441,12 @@ venue_check(struct hgw_config *c, char *err, size_t errlen)
 				   "apart from [rx] port (%u): the venue's "
 				   "segments come back on the order port's RX "
 				   "queue", c->rx_port);
-		if (ip_prefix_parse(c->venue_address, &c->venue_ip,
-				    &c->venue_mask) != 0)
+		if (hgw_parse_ipv4_num(c->venue_address, '/', 1, 32,
+				       &c->venue_ip, &pfx) != 0)
 			CHECK_FAIL("bad value for [venue] address: '%s' "
 				   "(expected IP/PREFIX, our address on [order] "
 				   "port, with stack = dpdk)", c->venue_address);
+		c->venue_mask = pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx);
 		if (c->venue_gateway != 0 && (c->venue_gateway & c->venue_mask) !=
 		    (c->venue_ip & c->venue_mask))
 			CHECK_FAIL("bad value for [venue] gateway: not on [venue] "
@@ -540,10 +500,13 @@ hgw_config_check(struct hgw_config *c, char *err, size_t errlen)
 		CHECK_FAIL("[feed] lines = 2 needs [rx] mode = queues (two RX "
 			   "queues a worker: 2i line A, 2i+1 line B)");
 	if (c->rq_server[0] != '\0') {
-		if (ip_port_parse(c->rq_server, &c->rq_server_ip,
-				  &c->rq_server_port) != 0)
+		uint64_t port;
+
+		if (hgw_parse_ipv4_num(c->rq_server, ':', 1, 65535,
+				       &c->rq_server_ip, &port) != 0)
 			CHECK_FAIL("bad value for [recovery] server: '%s' "
 				   "(expected IP:PORT)", c->rq_server);
+		c->rq_server_port = (uint16_t)port;
 		if (c->table_file[0] == '\0')
 			CHECK_FAIL("[recovery] server needs trading ([table] "
 				   "file): requests leave on the workers' order "

@@ -235,21 +235,14 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 {
 	struct hgw_soup_cfg sc;
 	struct dsess *s;
-	struct in_addr a;
-	char host[64], err[300], pw[11];
-	const char *colon;
+	char err[300], pw[11];
+	uint32_t ip;
 	uint64_t p;
 
 	if (o->venue == NULL)
 		return NULL;
-	colon = strrchr(o->venue, ':');
-	if (colon == NULL || (size_t)(colon - o->venue) >= sizeof(host))
+	if (hgw_parse_ipv4_num(o->venue, ':', 1, 65535, &ip, &p) != 0)
 		die("bad value for --venue: '%s' (expected IPv4:PORT)", o->venue);
-	memcpy(host, o->venue, (size_t)(colon - o->venue));
-	host[colon - o->venue] = '\0';
-	if (inet_pton(AF_INET, host, &a) != 1)
-		die("bad value for --venue: '%s' (expected IPv4:PORT)", o->venue);
-	p = hgw_cli_num(PROG, "venue (port)", colon + 1, 1, 65535);
 	if (o->user == NULL)
 		die("--venue-user is required with --venue");
 	if (o->state_file == NULL)
@@ -265,7 +258,7 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	if (s == NULL)
 		die("cannot allocate the venue session");
 	memset(&sc, 0, sizeof(sc));
-	sc.ip = ntohl(a.s_addr);
+	sc.ip = ip;
 	sc.port = (uint16_t)p;
 	if (hgw_soup_field(sc.username, 6, o->user) != 0)
 		die("bad value for --venue-user: '%s' (printable ASCII, at most "

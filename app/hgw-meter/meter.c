@@ -313,21 +313,10 @@ num_real(const char *opt, const char *s, double min, double max)
 static int
 parse_ip_port(const char *arg, uint32_t *ip, uint16_t *port)
 {
-	const char *colon = strrchr(arg, ':'), *p;
-	char host[INET_ADDRSTRLEN];
-	struct in_addr a;
 	uint64_t v;
 
-	if (colon == NULL || (size_t)(colon - arg) >= sizeof(host))
+	if (hgw_parse_ipv4_num(arg, ':', 1, UINT16_MAX, ip, &v) != 0)
 		return -1;
-	memcpy(host, arg, (size_t)(colon - arg));
-	host[colon - arg] = '\0';
-	if (inet_pton(AF_INET, host, &a) != 1)
-		return -1;
-	p = colon + 1;
-	if (hgw_parse_dec(&p, 1, UINT16_MAX, &v) != 0 || *p != '\0')
-		return -1;
-	*ip = ntohl(a.s_addr);
 	*port = (uint16_t)v;
 	return 0;
 }

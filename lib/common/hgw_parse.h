@@ -11,6 +11,8 @@
 #define HGW_PARSE_H
 
 #include <stdint.h>
+#include <string.h>
+#include <arpa/inet.h>
 
 /* A decimal unsigned integer at *s, up to the first byte that is not a
  * digit, in [min, max]. Returns 0 and the value in *v with *s past the
@@ -40,11 +42,16 @@ hgw_parse_dec(const char **s, uint64_t min, uint64_t max, uint64_t *v)
 }
 
 /* The whole of s as one hgw_parse_dec number: 0, or -1 (also for
- * anything after the digits). */
+ * anything after the digits) with *v unchanged. */
 static inline int
 hgw_parse_num(const char *s, uint64_t min, uint64_t max, uint64_t *v)
 {
-	return hgw_parse_dec(&s, min, max, v) == 0 && *s == '\0' ? 0 : -1;
+	uint64_t x;
+
+	if (hgw_parse_dec(&s, min, max, &x) != 0 || *s != '\0')
+		return -1;
+	*v = x;
+	return 0;
 }
 
 /* "0x" (or "0X") and 1 to 16 hex digits at *s, as masks are written.
@@ -107,6 +114,29 @@ hgw_parse_cpu_item(const char **s, int steps, uint64_t max, uint64_t *a,
 		}
 	}
 	*s = p;
+	return 0;
+}
+
+/* An IPv4 address, sep, and a number in [min, max], the whole of s (the
+ * last sep splits it): "10.0.0.1:26400" (':', 1, 65535), "10.0.0.5/24"
+ * ('/', 1, 32). The address in host order in *ip, the number in *n.
+ * Returns 0, or -1 (not one). */
+static inline int
+hgw_parse_ipv4_num(const char *s, char sep, uint64_t min, uint64_t max,
+		   uint32_t *ip, uint64_t *n)
+{
+	char host[INET_ADDRSTRLEN];
+	const char *at = strrchr(s, sep);
+	struct in_addr a;
+
+	if (at == NULL || (size_t)(at - s) >= sizeof(host))
+		return -1;
+	memcpy(host, s, (size_t)(at - s));
+	host[at - s] = '\0';
+	if (inet_pton(AF_INET, host, &a) != 1 ||
+	    hgw_parse_num(at + 1, min, max, n) != 0)
+		return -1;
+	*ip = ntohl(a.s_addr);
 	return 0;
 }
 

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire unit tests: lib/common/hgw_parse.h, the one number parser:
  * decimal only (no sign, space or base prefix; leading zeros decimal),
- * ranges, overflow, where the parse stops; 0xHEX; cpu-list items.
+ * ranges, overflow, where the parse stops; 0xHEX; cpu-list items;
+ * IPv4:PORT and IPv4/PREFIX.
  */
 #include <stdint.h>
 #include <string.h>
@@ -102,11 +103,38 @@ test_cpu_item(void)
 	HGW_CHECK_EQ(strcmp(p, "1-3:0"), 0);	/* unchanged on failure */
 }
 
+static void
+test_ipv4_num(void)
+{
+	uint32_t ip = 7;
+	uint64_t n = 7;
+
+	HGW_CHECK(hgw_parse_ipv4_num("10.1.2.3:26400", ':', 1, 65535, &ip, &n) == 0 &&
+		  ip == 0x0a010203 && n == 26400);
+	HGW_CHECK(hgw_parse_ipv4_num("10.0.0.5/24", '/', 1, 32, &ip, &n) == 0 &&
+		  ip == 0x0a000005 && n == 24);
+	ip = 7;
+	n = 7;
+	/* refused, and nothing written */
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.1.2.3:0", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.1.2.3:65536", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.1.2.3:", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.1.2:80", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.1.2.3", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.1.2.3:8x", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.0.0.5/33", '/', 1, 32, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("10.0.0.5/024x", '/', 1, 32, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("host.example:80", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK_EQ(hgw_parse_ipv4_num("255.255.255.255255:80", ':', 1, 65535, &ip, &n), -1);
+	HGW_CHECK(ip == 7 && n == 7);
+}
+
 int
 main(void)
 {
 	HGW_TEST(test_dec);
 	HGW_TEST(test_hex);
 	HGW_TEST(test_cpu_item);
+	HGW_TEST(test_ipv4_num);
 	return hgw_test_done();
 }
