@@ -427,7 +427,8 @@ venue_check(struct hgw_config *c, char *err, size_t errlen)
 			   "on its own, so no single owner of the venue session "
 			   "(use tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ?
 			   "claim" : "none");
-	if (inet_pton(AF_INET, c->venue_host, &a) != 1)
+	/* 0.0.0.0 is no venue's: refused, not read as "no session" */
+	if (inet_pton(AF_INET, c->venue_host, &a) != 1 || a.s_addr == 0)
 		CHECK_FAIL("bad value for [venue] host: '%s' (expected an IPv4 "
 			   "address)", c->venue_host);
 	c->venue_host_ip = ntohl(a.s_addr);

@@ -354,7 +354,10 @@ hgw_stats_tel_record(int final)
 		if (!snap_seen[i])
 			continue;
 		answered += snap_ok[i];
-		if (f == NULL)
+		/* the feed counts of the replica furthest along (they all
+		 * see one feed): a late starter answering first never
+		 * takes them back down */
+		if (f == NULL || snaps[i].feed.frames > f->feed.frames)
 			f = &snaps[i];
 		tx_full += snaps[i].tx.tx_full;
 		if (tel_txl == NULL) {

@@ -242,7 +242,8 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	if (o->venue == NULL)
 		return NULL;
 	if (hgw_parse_ipv4_num(o->venue, ':', 1, 65535, &ip, &p) != 0)
-		die("bad value for --venue: '%s' (expected IPv4:PORT)", o->venue);
+		hgw_cli_bad_input(PROG, "bad value for --venue: '%s' (expected "
+				  "IPv4:PORT)", o->venue);	/* exit 2 */
 	if (o->user == NULL)
 		die("--venue-user is required with --venue");
 	if (o->state_file == NULL)

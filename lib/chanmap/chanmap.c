@@ -125,12 +125,16 @@ hgw_chanmap_check(const struct hgw_chanmap *map, char *err, size_t errlen)
 	return 0;
 }
 
-/* An unsigned 64-bit number, the whole of s: 0xHEX, or decimal. */
+/* An unsigned 64-bit number, the whole of s: 0xHEX, or decimal without
+ * a leading zero (which C's base-0 parse took for octal: refused rather
+ * than read as another number). */
 static int
 parse_u64(const char *s, uint64_t *out)
 {
 	if (hgw_parse_hex(&s, out) == 0)
 		return *s == '\0' ? 0 : -1;
+	if (s[0] == '0' && s[1] != '\0')
+		return -1;
 	return hgw_parse_num(s, 0, UINT64_MAX, out);
 }
 

@@ -238,6 +238,9 @@ test_load_errors(void)
 		{ "mask 0xzz\n", ":1: bad mask '0xzz'" },
 		{ "mask -1\n", ":1: bad mask '-1'" },
 		{ "mask 0x1000000000000000000\n", ":1: bad mask" },
+		/* octal to C's base-0 parse (511), decimal to a plain
+		 * one (777): neither, refused */
+		{ "mask 0777\n", ":1: bad mask '0777'" },
 		{ "mask 0\n", ":1: mask 0 is 0" },
 		{ "mask 0x100\nmask 0x300\nmask 0x200\n",
 		  ":3: mask 2 is an XOR of earlier masks" },
