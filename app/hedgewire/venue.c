@@ -179,8 +179,7 @@ hgw_venue_init(const struct hgw_config *c)
 	sc.busy_poll_us = 50;
 	if (c->venue_stack == HGW_VENUE_STACK_DPDK)
 		tcp_init(v, c, &sc);
-	v->state = state_map(c->venue_state_file, &v->floor);
-	v->floor0 = v->floor;
+	v->state = state_map(c->venue_state_file, &v->floor0);
 	/* the next message not seen today: 1 on a new day; after a restart,
 	 * the one after the last the previous run received (its replicas'
 	 * state went with it: a restart starts flat, and does not flood the
@@ -199,32 +198,12 @@ hgw_venue_init(const struct hgw_config *c)
 	v->cancel_on_disconnect = (int)c->venue_cancel_on_disconnect;
 	v->earlier_open = hgw_vgate_state_start(v->state, v->floor0,
 						v->cancel_on_disconnect);
-	v->cap_total = c->venue_max_ops;
-	v->cap_symbol = c->venue_max_ops_symbol;
-	if (v->cap_total != 0) {
-		v->total_times = rte_zmalloc("hgw_venue_rate",
-			sizeof(uint64_t) * v->cap_total, RTE_CACHE_LINE_SIZE);
-		if (v->total_times == NULL)
-			die("cannot allocate [venue] max_orders_per_sec = %u",
-			    v->cap_total);
-	}
-	if (v->cap_symbol != 0) {
-		v->nsyms = VENUE_SYMBOLS;
-		v->syms = rte_zmalloc("hgw_venue_syms",
-			sizeof(*v->syms) * v->nsyms, RTE_CACHE_LINE_SIZE);
-		v->sym_times = rte_zmalloc("hgw_venue_symrate",
-			sizeof(uint64_t) * v->nsyms * v->cap_symbol,
-			RTE_CACHE_LINE_SIZE);
-		if (v->syms == NULL || v->sym_times == NULL)
-			die("cannot allocate [venue] "
-			    "max_orders_per_sec_per_symbol = %u", v->cap_symbol);
-	}
-	v->open_max = VENUE_OPEN_MAX;
-	v->open = rte_zmalloc("hgw_venue_open",
-			      sizeof(*v->open) * v->open_max,
-			      RTE_CACHE_LINE_SIZE);
-	if (v->open == NULL)
-		die("cannot allocate the open-order table");
+	if (hgw_vgate_gate_init(&v->g, c->venue_max_ops,
+				c->venue_max_ops_symbol, VENUE_SYMBOLS,
+				VENUE_OPEN_MAX, rte_get_tsc_hz(), v->floor0) != 0)
+		die("cannot allocate the venue gate ([venue] "
+		    "max_orders_per_sec = %u, max_orders_per_sec_per_symbol = "
+		    "%u)", c->venue_max_ops, c->venue_max_ops_symbol);
 	hgw_hist_init_precision(&v->send_lat, c->latency_bits);
 	if (c->venue_journal[0] != '\0')
 		journal_open(c->venue_journal);
@@ -242,8 +221,8 @@ hgw_venue_init(const struct hgw_config *c)
 	       c->venue_port, c->venue_username,
 	       c->venue_session[0] ? c->venue_session : "(current)",
 	       c->venue_heartbeat_ms, c->venue_dead_ms, c->venue_reconnect_ms,
-	       v->floor, v->soup.next_seq, c->venue_state_file, v->state->day, v->cap_total,
-	       v->cap_symbol, v->cancel_on_disconnect ? "yes" : "no",
+	       v->g.floor, v->soup.next_seq, c->venue_state_file, v->state->day, v->g.cap_total,
+	       v->g.cap_symbol, v->cancel_on_disconnect ? "yes" : "no",
 	       journal != NULL ? journal_path : "none");
 	return v;
 }
@@ -321,15 +300,6 @@ back_drain(struct hgw_venue *v, struct hgw_txlcore *t)
 	}
 }
 
-/* Drop the orders that are done from open[] (keeps the order). */
-static void
-open_compact(struct hgw_venue *v)
-{
-	hgw_vgate_open_compact(v->open, &v->open_n);
-	if (v->cancel_next > v->open_n)
-		v->cancel_next = v->open_n;
-}
-
 /* A packet the session could not write whole before a drop: if it is
  * one of our orders, the venue never had it. */
 static void
@@ -342,7 +312,7 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	if (len != ORDER_SOUP_LEN || pkt[3] != 'O')
 		return;         /* a cancel: after a contradiction, sent again
 				 * after the next login (hgw_venue_poll) */
-	o = hgw_vgate_open_find(v->open, v->open_n, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
+	o = hgw_vgate_open_find(v->g.open, v->g.open_n, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
 		      (uint32_t)pkt[6] << 8 | pkt[7]);
 	if (o == NULL)
 		return;
@@ -364,7 +334,8 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	uint32_t qty = (uint32_t)o[6] << 24 | (uint32_t)o[7] << 16 |
 		       (uint32_t)o[8] << 8 | o[9];
 	struct hgw_venue_sym *sym = NULL;
-	enum hgw_venue_unsent why;
+	struct hgw_venue_open *op;
+	uint32_t why;
 	uint64_t now = rte_rdtsc(), sk, t_send;
 
 	if (unlikely(v->lies != 0)) {
@@ -375,51 +346,24 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 		why = HGW_VENUE_UNSENT_DOWN;
 		goto unsent;
 	}
-	if (ref <= v->floor) {
-		why = HGW_VENUE_UNSENT_USER_REF;
+	memcpy(&sk, o + 10, 8);
+	why = hgw_vgate_admit(&v->g, ref, sk, now, &sym);
+	if (why != HGW_VENUE_UNSENT_MAX)
 		goto unsent;
-	}
-	if (v->cap_total != 0 &&
-	    hgw_vgate_window_full(v->total_times, v->total_head, v->total_n,
-			v->cap_total, now, v->hz)) {
-		why = HGW_VENUE_UNSENT_RATE_TOTAL;
-		goto unsent;
-	}
-	if (v->cap_symbol != 0) {
-		memcpy(&sk, o + 10, 8);
-		sym = hgw_vgate_sym_slot(v->syms, v->nsyms, sk);
-		if (sym == NULL) {
-			why = HGW_VENUE_UNSENT_SYMBOLS_FULL;
-			goto unsent;
-		}
-		if (hgw_vgate_window_full(v->sym_times + (size_t)(sym - v->syms) *
-				v->cap_symbol, sym->head, sym->n,
-				v->cap_symbol, now, v->hz)) {
-			why = HGW_VENUE_UNSENT_RATE_SYMBOL;
-			goto unsent;
-		}
-	}
-	if (v->open_n == v->open_max) {
-		open_compact(v);
-		if (v->open_n == v->open_max) {
-			why = HGW_VENUE_UNSENT_OPEN_FULL;
-			goto unsent;
-		}
-	}
 	/* the floor first: a crash after it skips this number, and one
 	 * before it has not sent the order */
-	v->floor = ref;
+	op = hgw_vgate_commit(&v->g, ref, qty);
 	atomic_store_explicit(&v->state->last_user_ref, ref,
 			      memory_order_relaxed);
-	v->open[v->open_n++] = (struct hgw_venue_open){
-		.user_ref = ref, .qty = qty, .key = h->key, .seq = h->seq,
-		.entered = qty, .login = (uint32_t)v->soup.st.logins };
+	op->key = h->key;
+	op->seq = h->seq;
+	op->login = (uint32_t)v->soup.st.logins;
 	v->sent++;
 	s->tx.orders++;
 	t_send = rte_rdtsc();
 	if (hgw_soup_send_framed(&v->soup, f + ORDER_SOUP_OFF, ORDER_SOUP_LEN,
 				 venue_ns(v, t_send)) != 0) {
-		v->open_n--;
+		hgw_vgate_unopen(&v->g);
 		v->sent--;
 		s->tx.orders--;
 		why = HGW_VENUE_UNSENT_OUT_FULL;
@@ -439,13 +383,7 @@ hgw_venue_order(struct hgw_venue *v, struct hgw_txlcore *t,
 	hgw_hist_record(s->rx_to_tx, now - h->rx_tsc);
 	s->misses += now - h->rx_tsc > s->miss_tsc;
 	v->state->orders++;
-	if (v->cap_total != 0)
-		hgw_vgate_window_add(v->total_times, &v->total_head, &v->total_n,
-			   v->cap_total, now);
-	if (sym != NULL)
-		hgw_vgate_window_add(v->sym_times + (size_t)(sym - v->syms) *
-			   v->cap_symbol, &sym->head, &sym->n, v->cap_symbol,
-			   now);
+	hgw_vgate_sent(&v->g, sym, now);
 	if (s->journal != NULL)
 		/* stamped when it was handed to send() */
 		s->tx.journal_full += hgw_journal_put(s->journal, &h->m, 1,
@@ -463,8 +401,8 @@ cancel_run(struct hgw_venue *v, uint64_t now)
 {
 	/* with cancel_on_disconnect, what went before this login the venue
 	 * cancelled when that connection dropped */
-	if (hgw_vgate_cancel_run(&v->soup, v->open, v->open_n,
-				 &v->cancel_next, v->cancel_on_disconnect ?
+	if (hgw_vgate_cancel_run(&v->soup, v->g.open, v->g.open_n,
+				 &v->g.cancel_next, v->cancel_on_disconnect ?
 				 (uint32_t)v->soup.st.logins : 0,
 				 venue_ns(v, now), &v->cancels_sent))
 		v->cancel_pending = 0;
@@ -475,8 +413,8 @@ hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	(void)t;
 	v->kills++;
-	open_compact(v);
-	v->cancel_next = 0;
+	hgw_vgate_gate_compact(&v->g);
+	v->g.cancel_next = 0;
 	v->cancel_pending = 1;
 	if (hgw_soup_up(&v->soup))
 		cancel_run(v, rte_rdtsc());
@@ -499,7 +437,7 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	atomic_store_explicit(&v->state->last_seq, seq, memory_order_relaxed);
 	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
 		m.ok = 1;
-		if (hgw_vgate_open_answer(v->open, v->open_n, v->floor0, &m.a,
+		if (hgw_vgate_open_answer(v->g.open, v->g.open_n, v->floor0, &m.a,
 					  &v->venue_cancelled,
 					  &v->venue_cancelled_qty,
 					  &m.lie) != HGW_VGATE_LIE_NONE)
@@ -584,7 +522,7 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 		 * cancelled again (cancels written before a drop may never
 		 * have reached the venue) */
 		v->lie_logins = v->soup.st.logins;
-		v->cancel_next = 0;
+		v->g.cancel_next = 0;
 		v->cancel_pending = 1;
 	}
 	if (v->cancel_pending && hgw_soup_up(&v->soup))
@@ -594,10 +532,14 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 void
 hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 {
-	uint64_t end = rte_rdtsc() + 2 * v->hz;
+	/* the session's dead time, and 2 s at least */
+	const uint64_t wait = RTE_MAX(2 * v->hz, v->soup.cfg.dead_ns /
+				      1000000 * (v->hz / 1000));
+	uint64_t end = rte_rdtsc() + wait;
 
 	/* the cancels a kill still owes go before the logout, after a
-	 * reconnect if the session is down: 2 s at most */
+	 * reconnect if the session is down (on a loaded host that can take
+	 * longer than a moment): the wait above at most */
 	while (v->cancel_pending && v->soup.state != HGW_SOUP_ENDED &&
 	       rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
@@ -605,6 +547,18 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 		fprintf(stderr, "hedgewire: venue: stopping with cancels "
 			"not sent (the session is %s): orders may be open at "
 			"the venue\n", hgw_soup_up(&v->soup) ? "up" : "down");
+	/* stack = dpdk: nobody sends our bytes once we are gone, so the
+	 * orders given to the TCP are acknowledged by the venue's host
+	 * before the logout (the session's dead time at most); what is not
+	 * is said, and the exit status tells (hgw_venue_report) */
+	if (v->tcp != NULL) {
+		end = rte_rdtsc() + wait;
+		while (hgw_soup_up(&v->soup) && hgw_tcp_unacked(v->tcp) != 0 &&
+		       rte_rdtsc() < end)
+			hgw_venue_poll(v, t);
+		v->unacked_stop = hgw_soup_up(&v->soup) ?
+				  hgw_tcp_unacked(v->tcp) : 0;
+	}
 	end = rte_rdtsc() + 2 * v->hz;
 	/* Logout Request, then what the venue still sends (its answers to
 	 * our last orders) until it closes: 2 s at most */
@@ -613,7 +567,7 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 		hgw_venue_poll(v, t);
 	hgw_soup_stop(&v->soup, venue_ns(v, rte_rdtsc()));
 	atomic_store_explicit(&v->shared.up, 0, memory_order_relaxed);
-	hgw_vgate_state_end(v->state, v->open, v->open_n);
+	hgw_vgate_state_end(v->state, v->g.open, v->g.open_n);
 }
 
 /* ---- control lcore ------------------------------------------------------ */
@@ -829,12 +783,17 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		ctl_lost_calls);
 	if (v->tcp != NULL)
 		tcp_report(v->tcp, v->tcp_offload, out);
+	if (v->unacked_stop != 0)
+		fprintf(stderr, "hedgewire: venue: %" PRIu64 " bytes of orders "
+			"not acknowledged by the venue's host when the session "
+			"stopped: they may not have reached it\n",
+			v->unacked_stop);
 	hgw_hist_print(&v->send_lat, out, "venue_send",
 		       1e9 / (double)rte_get_tsc_hz(),
 		       v->tcp != NULL ?
 		       "ns, dedup dequeue to the segment's tx_burst, per order" :
 		       "ns, dedup dequeue to send() returned, per order");
-	return v->answers_lost + v->unsent_lost;
+	return v->answers_lost + v->unsent_lost + v->unacked_stop;
 }
 
 void
@@ -849,9 +808,6 @@ hgw_venue_fini(struct hgw_venue *v)
 	hgw_soup_fini(&v->soup);
 	hgw_tcp_free(v->tcp);
 	rte_ring_free(v->answers);
-	rte_free(v->total_times);
-	rte_free(v->syms);
-	rte_free(v->sym_times);
-	rte_free(v->open);
+	hgw_vgate_gate_fini(&v->g);
 	rte_free(v);
 }

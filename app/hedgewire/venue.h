@@ -84,6 +84,7 @@ struct hgw_venue {
 	struct hgw_soup soup;
 	struct hgw_tcp *tcp;            /* [venue] stack = dpdk; else NULL */
 	int tcp_offload;                /* ... its checksums by the port */
+	uint64_t unacked_stop;          /* ... bytes not acked at the stop */
 	struct rte_ring *answers;       /* struct hgw_venue_msg, SP/SC */
 	uint64_t tsc0, epoch_ns0;       /* TSC at init, and the time then */
 	double ns_per_tsc;
@@ -92,22 +93,12 @@ struct hgw_venue {
 	uint32_t lost_seen_up;          /* soup.st.lost_up last published */
 	int cancel_on_disconnect;
 	struct hgw_venue_state *state;  /* mapped state_file */
-	uint64_t floor;                 /* UserRefNums <= this are refused */
 	uint64_t floor0;                /* the floor at start: earlier runs' */
 	int earlier_open;               /* their orders may still be open */
-	/* wall-clock caps (0: off): the send TSC of the last cap orders */
-	uint32_t cap_total, cap_symbol;
-	uint32_t total_head, total_n;
-	uint64_t *total_times;
-	uint32_t nsyms;                 /* slots (a power of two) */
-	struct hgw_venue_sym *syms;
-	uint64_t *sym_times;            /* nsyms x cap_symbol */
-	/* orders sent and not known to be done, by UserRefNum (increasing) */
-	uint32_t open_max, open_n;
-	struct hgw_venue_open *open;
-	/* kill: cancels to send (index into open[]), 0/1 pending */
+	/* the UserRefNum floor, the caps and the open orders (lib/vgate) */
+	struct hgw_vgate_gate g;
+	/* kill: cancels to send (from g.cancel_next), 0/1 pending */
 	int cancel_pending;
-	uint32_t cancel_next;
 	uint64_t kills;
 	/* counters */
 	uint64_t sent;

@@ -39,20 +39,13 @@ _Static_assert(READ_ROOM < BACKLOG, "relay backlog room");
 struct dsess {
 	struct hgw_soup soup;
 	struct hgw_venue_state *state;
-	uint64_t floor;
 	uint64_t floor0;        /* the floor at start: earlier runs' orders */
 	uint64_t hz, tsc0, next_poll, poll_tsc;
 	double ns_per_tsc;
 	int cancel_on_disconnect;
-	uint32_t cap_total, cap_symbol, total_head, total_n;
-	uint64_t *total_times;
-	uint32_t nsyms;
-	struct hgw_venue_sym *syms;
-	uint64_t *sym_times;
-	uint32_t open_max, open_n;
-	struct hgw_venue_open *open;
+	/* the UserRefNum floor, the caps and the open orders (lib/vgate) */
+	struct hgw_vgate_gate g;
 	int cancel_pending;
-	uint32_t cancel_next;
 	uint64_t lost_seen, logins_seen;
 	/* relay to hedgewire */
 	uint16_t port;
@@ -282,11 +275,10 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	sc.reconnect_ns = (uint64_t)o->reconnect_ms * 1000000;
 	sc.out_bytes = 1 << 16;
 	sc.busy_poll_us = 50;
-	s->state = hgw_vgate_state_map(o->state_file, &s->floor, err,
+	s->state = hgw_vgate_state_map(o->state_file, &s->floor0, err,
 				       sizeof(err));
 	if (s->state == NULL)
 		die("--state-file: %s", err);
-	s->floor0 = s->floor;
 	s->earlier_hold = hgw_vgate_state_start(s->state, s->floor0,
 						o->cancel_on_disconnect);
 	/* a restart asks for the message after the last one relayed */
@@ -296,25 +288,11 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 		die("cannot set up the venue session: %s", strerror(errno));
 	s->cancel_on_disconnect = o->cancel_on_disconnect;
 	s->forge = o->relay_forge;
-	s->cap_total = o->max_ops;
-	s->cap_symbol = o->max_ops_symbol;
-	if (s->cap_total != 0 &&
-	    (s->total_times = rte_zmalloc(NULL, sizeof(uint64_t) * s->cap_total,
-					  0)) == NULL)
-		die("cannot allocate --max-orders-per-sec %u", s->cap_total);
-	if (s->cap_symbol != 0) {
-		s->nsyms = SYMBOLS;
-		s->syms = rte_zmalloc(NULL, sizeof(*s->syms) * s->nsyms, 0);
-		s->sym_times = rte_zmalloc(NULL, sizeof(uint64_t) * s->nsyms *
-					   s->cap_symbol, 0);
-		if (s->syms == NULL || s->sym_times == NULL)
-			die("cannot allocate --max-orders-per-sec-per-symbol %u",
-			    s->cap_symbol);
-	}
-	s->open_max = OPEN_MAX;
-	s->open = rte_zmalloc(NULL, sizeof(*s->open) * s->open_max, 0);
-	if (s->open == NULL)
-		die("cannot allocate the open-order table");
+	if (hgw_vgate_gate_init(&s->g, o->max_ops, o->max_ops_symbol, SYMBOLS,
+				OPEN_MAX, rte_get_tsc_hz(), s->floor0) != 0)
+		die("cannot allocate the venue gate (--max-orders-per-sec %u, "
+		    "--max-orders-per-sec-per-symbol %u)", o->max_ops,
+		    o->max_ops_symbol);
 	s->port = port;
 	s->pool = pool;
 	s->hz = rte_get_tsc_hz();
@@ -329,8 +307,8 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	       "per instrument; cancel_on_disconnect %s; answers relayed on "
 	       "port %u\n", o->venue, o->user,
 	       o->session && o->session[0] ? o->session : "(current)",
-	       o->heartbeat_ms, o->dead_ms, o->reconnect_ms, s->floor,
-	       s->soup.next_seq, o->state_file, s->cap_total, s->cap_symbol,
+	       o->heartbeat_ms, o->dead_ms, o->reconnect_ms, s->g.floor,
+	       s->soup.next_seq, o->state_file, s->g.cap_total, s->g.cap_symbol,
 	       s->cancel_on_disconnect ? "yes" : "no", port);
 	return s;
 }
@@ -347,7 +325,7 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	if (len != ORDER_SOUP_LEN || pkt[2] != 'U' || pkt[3] != 'O')
 		return;         /* a cancel: after a contradiction, sent again
 				 * after the next login (dsess_poll) */
-	op = hgw_vgate_open_find(s->open, s->open_n,
+	op = hgw_vgate_open_find(s->g.open, s->g.open_n,
 				 (uint32_t)hgw_vgate_get_be(pkt + 4, 4));
 	if (op == NULL)
 		return;
@@ -481,7 +459,8 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 	    const struct hgw_ouch_order *o)
 {
 	struct hgw_venue_sym *sym = NULL;
-	enum hgw_vgate_unsent why;
+	struct hgw_venue_open *op;
+	uint32_t why;
 	uint64_t now = rte_rdtsc(), sk;
 	uint32_t ref = o->user_ref_num;
 
@@ -505,52 +484,21 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 		why = HGW_VGATE_UNSENT_DOWN;
 		goto unsent;
 	}
-	if (ref <= s->floor) {
-		why = HGW_VGATE_UNSENT_USER_REF;
+	memcpy(&sk, o->symbol, 8);
+	why = hgw_vgate_admit(&s->g, ref, sk, now, &sym);
+	if (why != HGW_VGATE_UNSENT_MAX)
 		goto unsent;
-	}
-	if (s->cap_total != 0 &&
-	    hgw_vgate_window_full(s->total_times, s->total_head, s->total_n,
-				  s->cap_total, now, s->hz)) {
-		why = HGW_VGATE_UNSENT_RATE_TOTAL;
-		goto unsent;
-	}
-	if (s->cap_symbol != 0) {
-		memcpy(&sk, o->symbol, 8);
-		sym = hgw_vgate_sym_slot(s->syms, s->nsyms, sk);
-		if (sym == NULL) {
-			why = HGW_VGATE_UNSENT_SYMBOLS_FULL;
-			goto unsent;
-		}
-		if (hgw_vgate_window_full(s->sym_times + (size_t)(sym - s->syms) *
-					  s->cap_symbol, sym->head, sym->n,
-					  s->cap_symbol, now, s->hz)) {
-			why = HGW_VGATE_UNSENT_RATE_SYMBOL;
-			goto unsent;
-		}
-	}
-	if (s->open_n == s->open_max) {
-		hgw_vgate_open_compact(s->open, &s->open_n);
-		if (s->cancel_next > s->open_n)
-			s->cancel_next = s->open_n;
-		if (s->open_n == s->open_max) {
-			why = HGW_VGATE_UNSENT_OPEN_FULL;
-			goto unsent;
-		}
-	}
 	/* the floor first: a crash after it skips this number */
-	s->floor = ref;
+	op = hgw_vgate_commit(&s->g, ref, o->quantity);
 	atomic_store_explicit(&s->state->last_user_ref, ref,
 			      memory_order_relaxed);
-	s->open[s->open_n++] = (struct hgw_venue_open){
-		.user_ref = ref, .qty = o->quantity, .entered = o->quantity,
-		.login = (uint32_t)s->soup.st.logins };
+	op->login = (uint32_t)s->soup.st.logins;
 	s->sent++;
 	s->soup.drop_fn = on_dropped;
 	s->soup.drop_arg = s;
 	if (hgw_soup_send_framed(&s->soup, frame + HGW_UDP_TX_HDR_LEN,
 				 ORDER_SOUP_LEN, now_ns(s)) != 0) {
-		s->open_n--;
+		hgw_vgate_unopen(&s->g);
 		s->sent--;
 		why = HGW_VGATE_UNSENT_OUT_FULL;
 		goto unsent;
@@ -559,13 +507,7 @@ dsess_order(struct dsess *s, const uint8_t *frame,
 		return;         /* the socket failed on it: on_dropped */
 	s->state->orders++;
 	now = rte_rdtsc();
-	if (s->cap_total != 0)
-		hgw_vgate_window_add(s->total_times, &s->total_head, &s->total_n,
-				     s->cap_total, now);
-	if (sym != NULL)
-		hgw_vgate_window_add(s->sym_times + (size_t)(sym - s->syms) *
-				     s->cap_symbol, &sym->head, &sym->n,
-				     s->cap_symbol, now);
+	hgw_vgate_sent(&s->g, sym, now);
 	return;
 unsent:
 	relay_unsent(s, o, why);
@@ -576,7 +518,7 @@ cancel_run(struct dsess *s)
 {
 	/* with cancel_on_disconnect, what went before this login the venue
 	 * cancelled when that connection dropped */
-	if (hgw_vgate_cancel_run(&s->soup, s->open, s->open_n, &s->cancel_next,
+	if (hgw_vgate_cancel_run(&s->soup, s->g.open, s->g.open_n, &s->g.cancel_next,
 				 s->cancel_on_disconnect ?
 				 (uint32_t)s->soup.st.logins : 0, now_ns(s),
 				 &s->cancels_sent))
@@ -588,8 +530,8 @@ static void
 kill_sweep(struct dsess *s)
 {
 	s->kills++;
-	hgw_vgate_open_compact(s->open, &s->open_n);
-	s->cancel_next = 0;
+	hgw_vgate_gate_compact(&s->g);
+	s->g.cancel_next = 0;
 	s->cancel_pending = 1;
 	if (hgw_soup_up(&s->soup))
 		cancel_run(s);
@@ -735,7 +677,7 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 
 	atomic_store_explicit(&s->state->last_seq, seq, memory_order_relaxed);
 	if (hgw_ouch_answer_decode(msg, len, seq, &a, &why) == 0 &&
-	    hgw_vgate_open_answer(s->open, s->open_n, s->floor0, &a,
+	    hgw_vgate_open_answer(s->g.open, s->g.open_n, s->floor0, &a,
 				  &s->venue_cancelled,
 				  &s->venue_cancelled_qty, &l) !=
 	    HGW_VGATE_LIE_NONE) {
@@ -846,7 +788,7 @@ dsess_poll(struct dsess *s)
 		 * cancelled again (cancels written before a drop may never
 		 * have reached the venue) */
 		s->lie_logins = s->soup.st.logins;
-		s->cancel_next = 0;
+		s->g.cancel_next = 0;
 		s->cancel_pending = 1;
 	}
 	if (s->cancel_pending && hgw_soup_up(&s->soup))
@@ -886,10 +828,14 @@ dsess_busy(const struct dsess *s)
 void
 dsess_stop(struct dsess *s)
 {
-	uint64_t end = rte_rdtsc() + 2 * s->hz;
+	/* the session's dead time, and 2 s at least */
+	const uint64_t wait = RTE_MAX(2 * s->hz, s->soup.cfg.dead_ns /
+				      1000000 * (s->hz / 1000));
+	uint64_t end = rte_rdtsc() + wait;
 
 	/* the cancels a kill still owes go before the logout, after a
-	 * reconnect if the session is down: 2 s at most */
+	 * reconnect if the session is down (on a loaded host that can take
+	 * longer than a moment): the wait above at most */
 	while (s->cancel_pending && s->soup.state != HGW_SOUP_ENDED &&
 	       rte_rdtsc() < end)
 		dsess_poll(s);
@@ -902,7 +848,7 @@ dsess_stop(struct dsess *s)
 	while (s->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		dsess_poll(s);
 	hgw_soup_stop(&s->soup, now_ns(s));
-	hgw_vgate_state_end(s->state, s->open, s->open_n);
+	hgw_vgate_state_end(s->state, s->g.open, s->g.open_n);
 	/* what the venue said last reaches hedgewire (while it reads) */
 	back_drain(s);
 }

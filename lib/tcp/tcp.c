@@ -638,6 +638,14 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 	arp_request(t);
 }
 
+uint32_t
+hgw_tcp_unacked(const struct hgw_tcp *t)
+{
+	if (t->state != HGW_TCP_ESTABLISHED)
+		return 0;
+	return t->snd_end - t->snd_una;
+}
+
 void
 hgw_tcp_close(struct hgw_tcp *t)
 {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -20,6 +21,118 @@ static const char *const unsent_names[] = {
 	HGW_VGATE_UNSENT_REASONS(HGW_VGATE_X)
 #undef HGW_VGATE_X
 };
+
+int
+hgw_vgate_gate_init(struct hgw_vgate_gate *g, uint32_t cap_total,
+		    uint32_t cap_symbol, uint32_t nsyms, uint32_t open_max,
+		    uint64_t hz, uint64_t floor)
+{
+	memset(g, 0, sizeof(*g));
+	if (open_max == 0 || hz == 0 ||
+	    (cap_symbol != 0 && (nsyms == 0 || (nsyms & (nsyms - 1)) != 0)))
+		return -EINVAL;
+	g->floor = floor;
+	g->hz = hz;
+	g->cap_total = cap_total;
+	g->cap_symbol = cap_symbol;
+	g->open_max = open_max;
+	g->open = calloc(open_max, sizeof(*g->open));
+	if (cap_total != 0)
+		g->total_times = calloc(cap_total, sizeof(uint64_t));
+	if (cap_symbol != 0) {
+		g->nsyms = nsyms;
+		g->syms = calloc(nsyms, sizeof(*g->syms));
+		g->sym_times = calloc((size_t)nsyms * cap_symbol,
+				      sizeof(uint64_t));
+	}
+	if (g->open == NULL || (cap_total != 0 && g->total_times == NULL) ||
+	    (cap_symbol != 0 && (g->syms == NULL || g->sym_times == NULL))) {
+		hgw_vgate_gate_fini(g);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+void
+hgw_vgate_gate_fini(struct hgw_vgate_gate *g)
+{
+	free(g->open);
+	free(g->total_times);
+	free(g->syms);
+	free(g->sym_times);
+	g->open = NULL;
+	g->total_times = g->sym_times = NULL;
+	g->syms = NULL;
+	g->open_n = g->open_max = 0;
+}
+
+void
+hgw_vgate_gate_compact(struct hgw_vgate_gate *g)
+{
+	hgw_vgate_open_compact(g->open, &g->open_n);
+	if (g->cancel_next > g->open_n)
+		g->cancel_next = g->open_n;
+}
+
+/* symbol slot's ring of send times */
+static uint64_t *
+sym_times(struct hgw_vgate_gate *g, const struct hgw_venue_sym *slot)
+{
+	return g->sym_times + (size_t)(slot - g->syms) * g->cap_symbol;
+}
+
+uint32_t
+hgw_vgate_admit(struct hgw_vgate_gate *g, uint32_t ref, uint64_t sym,
+		uint64_t now, struct hgw_venue_sym **slot)
+{
+	struct hgw_venue_sym *y = NULL;
+
+	*slot = NULL;
+	if (ref <= g->floor)
+		return HGW_VGATE_UNSENT_USER_REF;
+	if (g->cap_total != 0 &&
+	    hgw_vgate_window_full(g->total_times, g->total_head, g->total_n,
+				  g->cap_total, now, g->hz))
+		return HGW_VGATE_UNSENT_RATE_TOTAL;
+	if (g->cap_symbol != 0) {
+		y = hgw_vgate_sym_slot(g->syms, g->nsyms, sym);
+		if (y == NULL)
+			return HGW_VGATE_UNSENT_SYMBOLS_FULL;
+		if (hgw_vgate_window_full(sym_times(g, y), y->head, y->n,
+					  g->cap_symbol, now, g->hz))
+			return HGW_VGATE_UNSENT_RATE_SYMBOL;
+	}
+	if (g->open_n == g->open_max) {
+		hgw_vgate_gate_compact(g);
+		if (g->open_n == g->open_max)
+			return HGW_VGATE_UNSENT_OPEN_FULL;
+	}
+	*slot = y;
+	return HGW_VGATE_UNSENT_MAX;
+}
+
+struct hgw_venue_open *
+hgw_vgate_commit(struct hgw_vgate_gate *g, uint32_t ref, uint32_t qty)
+{
+	struct hgw_venue_open *o = &g->open[g->open_n++];
+
+	g->floor = ref;
+	*o = (struct hgw_venue_open){ .user_ref = ref, .qty = qty,
+				      .entered = qty };
+	return o;
+}
+
+void
+hgw_vgate_sent(struct hgw_vgate_gate *g, struct hgw_venue_sym *slot,
+	       uint64_t now)
+{
+	if (g->cap_total != 0)
+		hgw_vgate_window_add(g->total_times, &g->total_head,
+				     &g->total_n, g->cap_total, now);
+	if (slot != NULL)
+		hgw_vgate_window_add(sym_times(g, slot), &slot->head, &slot->n,
+				     g->cap_symbol, now);
+}
 
 const char *
 hgw_vgate_unsent_name(uint32_t why)

@@ -253,6 +253,20 @@ dpdk-zerowin)
 	grep -q '"event": "unstall"' "$T/sim.jsonl" || fail "the simulator never read again"
 	[ "$(tv "zero-window probes")" -gt 0 ] || fail "no zero-window probe"
 	;;
+dpdk-unacked)
+	# the venue stops reading for good after 200 orders (its window
+	# closes): at the stop hedgewire waits the session's dead time for
+	# its bytes to be acknowledged, then says they were not and exits
+	# with the orders bit (10), never 0
+	net_up
+	sim_start --fill-pct 30 --rcvbuf 2048 --stall-after 200:600000
+	hw --set replay.pace=rate --set replay.pps=3000 \
+		--set venue.heartbeat_ms=500 --set venue.dead_ms=3000
+	[ "$RC" = 10 ] || fail "exit $RC with orders unacknowledged: $(tail -3 "$T/err")"
+	grep -q "^hedgewire: venue: [1-9][0-9]* bytes of orders not acknowledged by the venue's host" "$T/err" ||
+		fail "not said: $(grep venue "$T/err")"
+	echo "  $(grep "bytes of orders not acknowledged" "$T/err")"
+	;;
 dpdk-reset)
 	# a RST in a burst: a lost session (the kill), the venue's
 	# cancel-on-disconnect, a new connection and login

@@ -3,6 +3,7 @@
  * "Downstream mode"), the sliding rate window, the open-order table
  * following the venue's answers, the state file's floor across maps.
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -563,6 +564,77 @@ test_state_floor(void)
 	unlink(path);
 }
 
+/* The gate both senders share (hgw_vgate_admit, commit, unopen, sent):
+ * each reason in its order, the caps by the clock, the floor moving on a
+ * commit and staying after an unopen, the open table compacted when
+ * full. */
+static void
+test_gate(void)
+{
+	const uint64_t hz = 1000;       /* ticks a second */
+	const uint64_t sa = 0x4141414141414141ull, sb = 0x4242424242424242ull,
+		       sc = 0x4343434343434343ull;
+	struct hgw_vgate_gate g;
+	struct hgw_venue_sym *y;
+	struct hgw_venue_open *o;
+	uint32_t ref = 100;
+
+	HGW_CHECK_EQ(hgw_vgate_gate_init(&g, 3, 2, 3, 4, hz, 0), -EINVAL);
+	HGW_CHECK_EQ(hgw_vgate_gate_init(&g, 3, 2, 2, 4, hz, 99), 0);
+	/* at or below the floor (99, from the state file) */
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, 99, sa, 0, &y), HGW_VGATE_UNSENT_USER_REF);
+	/* two a second per symbol, three in all */
+	for (int i = 0; i < 2; i++) {
+		HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sa, 10, &y), HGW_VGATE_UNSENT_MAX);
+		HGW_CHECK(y != NULL && y->sym == sa);
+		o = hgw_vgate_commit(&g, ref, 5);
+		HGW_CHECK(o->user_ref == ref && o->qty == 5 && o->entered == 5);
+		HGW_CHECK_EQ(g.floor, ref);
+		hgw_vgate_sent(&g, y, 10);
+		ref++;
+	}
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sa, 10 + hz - 1, &y),
+		     HGW_VGATE_UNSENT_RATE_SYMBOL);
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sb, 10, &y), HGW_VGATE_UNSENT_MAX);
+	hgw_vgate_commit(&g, ref++, 5);
+	hgw_vgate_sent(&g, y, 10);
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sb, 20, &y), HGW_VGATE_UNSENT_RATE_TOTAL);
+	/* a second later: room again; a third symbol has no slot */
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sc, 10 + hz, &y),
+		     HGW_VGATE_UNSENT_SYMBOLS_FULL);
+	/* the open table (4) is full after one more: a failed send gives
+	 * its entry back but keeps the floor */
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sa, 10 + hz, &y), HGW_VGATE_UNSENT_MAX);
+	hgw_vgate_commit(&g, ref, 5);
+	hgw_vgate_unopen(&g);
+	HGW_CHECK(g.open_n == 3 && g.floor == ref);
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sa, 10 + hz, &y), HGW_VGATE_UNSENT_USER_REF);
+	ref++;
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sa, 10 + hz, &y), HGW_VGATE_UNSENT_MAX);
+	hgw_vgate_commit(&g, ref++, 5);
+	hgw_vgate_sent(&g, y, 10 + hz);
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sb, 10 + 2 * hz, &y),
+		     HGW_VGATE_UNSENT_OPEN_FULL);
+	/* an order done: compacted away, and the next goes; cancel_next
+	 * stays within the table */
+	g.open[1].qty = 0;
+	g.cancel_next = 4;
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, ref, sb, 10 + 2 * hz, &y), HGW_VGATE_UNSENT_MAX);
+	HGW_CHECK(g.open_n == 3 && g.cancel_next == 3);
+	HGW_CHECK(g.open[0].user_ref == 100 && g.open[1].user_ref == 102);
+	hgw_vgate_gate_fini(&g);
+	/* no caps: only the floor and the table */
+	HGW_CHECK_EQ(hgw_vgate_gate_init(&g, 0, 0, 0, 2, hz, 0), 0);
+	for (uint32_t i = 1; i <= 2; i++) {
+		HGW_CHECK_EQ(hgw_vgate_admit(&g, i, sa, 0, &y), HGW_VGATE_UNSENT_MAX);
+		HGW_CHECK(y == NULL);
+		hgw_vgate_commit(&g, i, 1);
+		hgw_vgate_sent(&g, y, 0);
+	}
+	HGW_CHECK_EQ(hgw_vgate_admit(&g, 3, sa, 0, &y), HGW_VGATE_UNSENT_OPEN_FULL);
+	hgw_vgate_gate_fini(&g);
+}
+
 int
 main(void)
 {
@@ -575,5 +647,6 @@ main(void)
 	HGW_TEST(test_open_answers);
 	HGW_TEST(test_open_lies);
 	HGW_TEST(test_state_floor);
+	HGW_TEST(test_gate);
 	return hgw_test_done();
 }

@@ -127,6 +127,10 @@ uint64_t hgw_tcp_tx_tsc(const struct hgw_tcp *t);
 /* Bytes waiting to be read. */
 uint32_t hgw_tcp_readable(const struct hgw_tcp *t);
 
+/* Bytes given to hgw_tcp_send that the peer has not acknowledged yet
+ * (queued, or sent and not acked): what a close now would lose. */
+uint32_t hgw_tcp_unacked(const struct hgw_tcp *t);
+
 /* Send a FIN after the bytes queued. */
 void hgw_tcp_shutdown(struct hgw_tcp *t);
 

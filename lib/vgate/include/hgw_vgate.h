@@ -158,6 +158,68 @@ hgw_vgate_open_compact(struct hgw_venue_open *open, uint32_t *n)
 	*n = j;
 }
 
+/* The gate an order passes on its way to the venue, owned by the one
+ * thread that sends (hedgewire's TX lcore in tx-lcore mode, hgw-dedup in
+ * downstream mode): the UserRefNum floor, the wall-clock caps (orders a
+ * second in all and per symbol; 0: off) and room among the open orders.
+ * What else refuses an order (a session down, a contradiction, the
+ * relay's keys) is the owner's, checked before hgw_vgate_admit. */
+struct hgw_vgate_gate {
+	uint64_t floor;                 /* UserRefNums <= this are refused */
+	uint64_t hz;                    /* TSC ticks a second */
+	uint32_t cap_total, cap_symbol;
+	uint32_t total_head, total_n;   /* ring of the last sends' times */
+	uint64_t *total_times;
+	uint32_t nsyms;                 /* symbol slots (a power of two) */
+	struct hgw_venue_sym *syms;
+	uint64_t *sym_times;            /* nsyms x cap_symbol */
+	/* orders sent and not known to be done, by UserRefNum (increasing) */
+	uint32_t open_max, open_n;
+	struct hgw_venue_open *open;
+	uint32_t cancel_next;           /* a kill's cancels: the next */
+};
+
+/* Allocate g's tables (calloc): caps as above, nsyms symbol slots (a
+ * power of two, used with cap_symbol), open_max open orders. 0, or
+ * -ENOMEM (g's tables freed) / -EINVAL. */
+int hgw_vgate_gate_init(struct hgw_vgate_gate *g, uint32_t cap_total,
+			uint32_t cap_symbol, uint32_t nsyms, uint32_t open_max,
+			uint64_t hz, uint64_t floor);
+void hgw_vgate_gate_fini(struct hgw_vgate_gate *g);
+
+/* Drop the done orders from the open table (hgw_vgate_open_compact),
+ * keeping cancel_next within it. */
+void hgw_vgate_gate_compact(struct hgw_vgate_gate *g);
+
+/* May order ref, of the 8 symbol bytes sym, go at TSC now? In order: a
+ * UserRefNum not above the floor, the cap in all, a symbol slot, the
+ * symbol's cap, room among the open orders (compacted first when full).
+ * HGW_VGATE_UNSENT_MAX when it may, with *slot its symbol's (NULL with
+ * no per-symbol cap), for hgw_vgate_sent; else why not. Changes nothing
+ * but a new symbol's slot and the compaction. */
+uint32_t hgw_vgate_admit(struct hgw_vgate_gate *g, uint32_t ref,
+			 uint64_t sym, uint64_t now,
+			 struct hgw_venue_sym **slot);
+
+/* An admitted order is being sent: the floor moves to ref first (a crash
+ * after it skips the number, one before it has not sent the order) and
+ * it takes the next open entry, returned for the caller's fields (key,
+ * seq, login) and handed back with hgw_vgate_unopen if the send fails. */
+struct hgw_venue_open *hgw_vgate_commit(struct hgw_vgate_gate *g,
+					uint32_t ref, uint32_t qty);
+
+/* The send of the order hgw_vgate_commit just opened failed: its entry
+ * goes (the floor stays: the number is never used again). */
+static inline void
+hgw_vgate_unopen(struct hgw_vgate_gate *g)
+{
+	g->open_n--;
+}
+
+/* It went, at TSC now: counted in the caps' windows. */
+void hgw_vgate_sent(struct hgw_vgate_gate *g, struct hgw_venue_sym *slot,
+		    uint64_t now);
+
 struct hgw_ouch_answer;
 struct hgw_soup;
 
