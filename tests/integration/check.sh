@@ -127,6 +127,9 @@ INJ_PERIOD_NS=5000000 INJ_BUSY_NS=1000000 INJ_THRESHOLD=700000
 # injected its first stall. Its record (start end, ns) goes to $T/inj
 # when it is sent SIGTERM (stop_injecting).
 inject_stalls() {
+	# the last run's "injecting" must not be read as this one's: the
+	# background job truncates the file only once it is scheduled
+	rm -f "$T/inj.out" "$T/inj"
 	python3 - "$1" "$INJ_PERIOD_NS" "$INJ_BUSY_NS" "$T/inj" >"$T/inj.out" 2>&1 <<'PY' &
 import gc, os, signal, sys, time
 cpu, period, busy, out = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
@@ -157,7 +160,7 @@ PY
 	INJ_PID=$!
 	PIDS+=("$INJ_PID")
 	for _ in $(seq 300); do
-		grep -q '^injecting' "$T/inj.out" && return 0
+		grep -q '^injecting' "$T/inj.out" 2>/dev/null && return 0
 		kill -0 "$INJ_PID" 2>/dev/null || fail "stall injector: $(cat "$T/inj.out")"
 		sleep 0.1
 	done
