@@ -28,6 +28,7 @@ what the client sent, or answers garbled at random.  Prints one summary line at 
 import argparse
 import asyncio
 import collections
+import fcntl
 import json
 import os
 import random
@@ -35,6 +36,7 @@ import signal
 import socket
 import struct
 import sys
+import termios
 import time
 
 # ------------------------------------------------------------ SoupBinTCP 3.00
@@ -305,6 +307,7 @@ class Conn:
         self.no_cod = False         # no cancel-on-disconnect when it closes
         self.closed = False
         self.reason = None
+        self.draining = False       # the reader waits for its writes
         self.t_rx = self.t_tx = self.t_open = time.monotonic()
 
     # ---- output
@@ -362,7 +365,9 @@ class Conn:
                 # after a burst the client's packets are read (and
                 # journaled) while it catches up, as a venue would
                 if not self.closed and not v.burst_sent:
+                    self.draining = True
                     await self.w.drain()
+                    self.draining = False
         except ConnectionError:
             self.reason = self.reason or 'connection error'
         finally:
@@ -439,6 +444,19 @@ class Conn:
         else:
             self.drop('unexpected packet type %r' % t)
 
+    def input_waiting(self):
+        """Bytes from the client not read yet: in the stream reader's
+        buffer or the socket's."""
+        if len(getattr(self.r, '_buffer', b'')) != 0:
+            return True
+        sock = self.w.get_extra_info('socket')
+        try:
+            n = struct.unpack('i', fcntl.ioctl(sock.fileno(), termios.FIONREAD,
+                                               b'\0\0\0\0'))[0]
+        except (OSError, AttributeError, ValueError):
+            return False
+        return n > 0
+
     async def timers(self):
         v = self.v
         hb = v.args.heartbeat_ms / 1000.0
@@ -449,6 +467,12 @@ class Conn:
             if v.silent or self.closed:
                 continue
             now = time.monotonic()
+            if now - self.t_rx >= dead and self.draining and \
+                    self.input_waiting():
+                # our reader waits for the client to take our output,
+                # and the client's bytes wait for our reader: it is not
+                # silent, we are not reading (a venue reads them)
+                self.t_rx = now
             if now - self.t_rx >= dead:
                 self.drop('client silent for %d ms' % v.args.dead_ms)
                 return
@@ -542,6 +566,9 @@ class Venue:
 
     # ---- connections
     async def accept(self, reader, writer):
+        if self.args.sndbuf is not None:
+            writer.get_extra_info('socket').setsockopt(
+                socket.SOL_SOCKET, socket.SO_SNDBUF, self.args.sndbuf)
         c = Conn(self, reader, writer, self.next_cid)
         self.next_cid += 1
         self.conns.add(c)
@@ -1211,6 +1238,9 @@ def parse_args(argv):
     ap.add_argument('--rcvbuf', type=int, metavar='BYTES',
                     help='SO_RCVBUF of the listening socket (and so of '
                     'each connection)')
+    ap.add_argument('--sndbuf', type=int, metavar='BYTES',
+                    help='SO_SNDBUF of each connection (with a client that '
+                    'does not read, the simulator\'s output backs up soon)')
     a = ap.parse_args(argv)
     a.stall_n = a.stall_ms = None
     if a.stall_after:
@@ -1220,6 +1250,8 @@ def parse_args(argv):
         a.stall_n, a.stall_ms = int(n), int(ms)
     if a.rcvbuf is not None and a.rcvbuf < 1:
         ap.error('--rcvbuf must be at least 1')
+    if a.sndbuf is not None and a.sndbuf < 1:
+        ap.error('--sndbuf must be at least 1')
     if not 0 <= a.fill_pct <= 100:
         ap.error('--fill-pct must be 0..100')
     if a.heartbeat_ms <= 0 or a.dead_ms <= 0:

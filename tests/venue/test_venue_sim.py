@@ -14,6 +14,7 @@ import json
 import os
 import shutil
 import signal
+import socket
 import struct
 import sys
 import tempfile
@@ -702,6 +703,50 @@ async def t_drop(tmp):
     await s.stop()
 
 
+async def t_reader_waits(tmp):
+    # A client that does not read while it sends: the simulator's output
+    # backs up, so its reader waits for its writes (drain), and the
+    # client's heartbeats wait unread in the socket. That is the venue
+    # not reading, not the client silent: no drop (a venue reads its
+    # socket whatever it is writing). Once the client reads, every order
+    # is answered on the same connection.
+    hb_ms, dead_ms, n = 100, 600, 3000
+    s = await Sim(tmp, 'readerwait', '--heartbeat-ms', str(hb_ms),
+                  '--dead-ms', str(dead_ms), '--sndbuf', '4096').start()
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    sock.connect(('127.0.0.1', s.port))
+    sock.setblocking(False)
+    c = Client()
+    c.r, c.w = await asyncio.open_connection(sock=sock)
+    p = await c.login()
+    check('reader waits: logged in', p and p[0] == 'A', p)
+    for i in range(1, n + 1):
+        c.send(b'U', enter_order(i))
+    end = time.monotonic() + 4 * dead_ms / 1000.0
+    while time.monotonic() < end:
+        c.send(b'R')
+        await asyncio.sleep(hb_ms / 1000.0)
+    taken = sum(1 for r in s.journal()
+                if r.get('dir') == 'in' and r.get('type') == 'U')
+    check('reader waits: the simulator stopped reading (output backed up)',
+          taken < n, taken)
+    check('reader waits: not dropped as silent while it did',
+          not any(r.get('event') == 'drop' for r in s.journal()),
+          [r for r in s.journal() if r.get('event') == 'drop'][:1])
+    accepted = 0
+    while accepted < n:
+        m = await c.msg(5.0)
+        if m['type'] == '?':
+            break
+        accepted += m['type'] == 'A'
+    check('reader waits: every order answered on the same connection',
+          accepted == n and not any(r.get('event') == 'drop'
+                                    for r in s.journal()), accepted)
+    c.close()
+    await s.stop()
+
+
 async def t_end_session(tmp):
     s = await Sim(tmp, 'eos', '--end-session-after', '1').start()
     c = await s.logged_in()
@@ -894,7 +939,8 @@ async def t_sigint(tmp):
 
 
 SCENARIOS = [t_login, t_heartbeats, t_fills, t_rejects, t_cancels, t_replay,
-             t_cod, t_silent, t_drop, t_end_session, t_bad, t_throttle,
+             t_cod, t_silent, t_drop, t_reader_waits, t_end_session, t_bad,
+             t_throttle,
              t_bad_client, t_journal_sigterm, t_sigint]
 
 
