@@ -413,8 +413,7 @@ hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	(void)t;
 	v->kills++;
-	hgw_vgate_gate_compact(&v->g);
-	v->g.cancel_next = 0;
+	hgw_vgate_gate_sweep(&v->g);
 	v->cancel_pending = 1;
 	if (hgw_soup_up(&v->soup))
 		cancel_run(v, rte_rdtsc());
@@ -494,8 +493,16 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	if (unlikely(v->lies != 0) && !v->lie_swept) {
 		/* outside the read: the cancels go on the same socket */
 		v->lie_swept = 1;
-		v->lie_logins = v->soup.st.logins;
 		hgw_venue_kill(v, t);
+	}
+	if (v->soup.st.lost_up != v->lost_up_seen) {
+		/* a session lost after a login: cancels written to it may
+		 * never have reached the venue, and the kill that follows
+		 * (set now, or on already) wants every open order cancelled
+		 * after the next login; so does a stop before then */
+		v->lost_up_seen = v->soup.st.lost_up;
+		if (hgw_vgate_gate_sweep(&v->g))
+			v->cancel_pending = 1;
 	}
 	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=
 	    v->lost_seen_up) {
@@ -517,14 +524,6 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	atomic_store_explicit(&v->shared.ended,
 			      v->soup.state == HGW_SOUP_ENDED,
 			      memory_order_relaxed);
-	if (unlikely(v->lies != 0) && v->soup.st.logins != v->lie_logins) {
-		/* a login after a contradiction: every order still open is
-		 * cancelled again (cancels written before a drop may never
-		 * have reached the venue) */
-		v->lie_logins = v->soup.st.logins;
-		v->g.cancel_next = 0;
-		v->cancel_pending = 1;
-	}
 	if (v->cancel_pending && hgw_soup_up(&v->soup))
 		cancel_run(v, now);
 }
@@ -539,14 +538,20 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 
 	/* the cancels a kill still owes go before the logout, after a
 	 * reconnect if the session is down (on a loaded host that can take
-	 * longer than a moment): the wait above at most */
-	while (v->cancel_pending && v->soup.state != HGW_SOUP_ENDED &&
-	       rte_rdtsc() < end)
+	 * longer than a moment), and the venue answers each (a session
+	 * lost first sends them again after the next login): the wait
+	 * above at most */
+	while ((v->cancel_pending || hgw_vgate_gate_owed(&v->g) != 0) &&
+	       v->soup.state != HGW_SOUP_ENDED && rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
-	if (v->cancel_pending)
+	v->owed_stop = hgw_vgate_gate_owed(&v->g);
+	if (v->cancel_pending || v->owed_stop != 0) {
+		v->owed_stop += v->cancel_pending;
 		fprintf(stderr, "hedgewire: venue: stopping with cancels "
-			"not sent (the session is %s): orders may be open at "
-			"the venue\n", hgw_soup_up(&v->soup) ? "up" : "down");
+			"%s (the session is %s): orders may be open at the "
+			"venue\n", v->cancel_pending ? "not sent" :
+			"not answered", hgw_soup_up(&v->soup) ? "up" : "down");
+	}
 	/* stack = dpdk: nobody sends our bytes once we are gone, so the
 	 * orders given to the TCP are acknowledged by the venue's host
 	 * before the logout (the session's dead time at most); what is not
@@ -559,9 +564,10 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 		v->unacked_stop = hgw_soup_up(&v->soup) ?
 				  hgw_tcp_unacked(v->tcp) : 0;
 	}
-	end = rte_rdtsc() + 2 * v->hz;
 	/* Logout Request, then what the venue still sends (its answers to
-	 * our last orders) until it closes: 2 s at most */
+	 * our last orders) until it closes: the wait above at most (a venue
+	 * slow to read our last orders is as slow to read the Logout) */
+	end = rte_rdtsc() + wait;
 	hgw_soup_logout(&v->soup, venue_ns(v, rte_rdtsc()));
 	while (v->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
@@ -793,7 +799,8 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		       v->tcp != NULL ?
 		       "ns, dedup dequeue to the segment's tx_burst, per order" :
 		       "ns, dedup dequeue to send() returned, per order");
-	return v->answers_lost + v->unsent_lost + v->unacked_stop;
+	return v->answers_lost + v->unsent_lost + v->unacked_stop +
+	       v->owed_stop;
 }
 
 void

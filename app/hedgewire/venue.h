@@ -91,6 +91,9 @@ struct hgw_venue {
 	uint64_t poll_tsc, next_poll;   /* recv at most every poll_tsc */
 	uint64_t hz;
 	uint32_t lost_seen_up;          /* soup.st.lost_up last published */
+	uint64_t lost_up_seen;          /* soup.st.lost_up last swept for */
+	uint64_t owed_stop;             /* cancels unsent or unanswered at
+					 * the stop: orders may be open */
 	int cancel_on_disconnect;
 	struct hgw_venue_state *state;  /* mapped state_file */
 	uint64_t floor0;                /* the floor at start: earlier runs' */
@@ -112,7 +115,6 @@ struct hgw_venue {
 	 * every order is refused (HGW_VENUE_UNSENT_CONTRADICTED) */
 	uint64_t lies;
 	int lie_swept;                  /* the cancels for the first went */
-	uint64_t lie_logins;            /* the login they were last sent in */
 	uint64_t reads_held;             /* polls without a read: ring short */
 	uint64_t held_since;             /* TSC the current hold began; 0 */
 	uint64_t held_max;               /* the longest hold, TSC */

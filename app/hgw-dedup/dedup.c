@@ -499,7 +499,8 @@ main(int argc, char **argv)
 	if (st.sess != NULL)
 		dsess_stop(st.sess);
 	report(&st);
-	/* exit status: 1 relay datagrams or commands lost, 4 a venue answer
+	/* exit status: 1 relay datagrams or commands lost, or a kill's
+	 * cancels unsent or unanswered at the stop; 4 a venue answer
 	 * contradicted what was sent (2 is a usage error) */
 	rc = st.sess != NULL ? dsess_report(st.sess, stdout) : 0;
 	rc = (rc & 1) | (rc & 2 ? 4 : 0);

@@ -47,6 +47,8 @@ struct dsess {
 	struct hgw_vgate_gate g;
 	int cancel_pending;
 	uint64_t lost_seen, logins_seen;
+	uint64_t lost_up_seen;  /* soup.st.lost_up last swept for */
+	uint32_t owed_stop;     /* cancels unsent or unanswered at the stop */
 	/* relay to hedgewire */
 	uint16_t port;
 	struct rte_mempool *pool;
@@ -78,7 +80,6 @@ struct dsess {
 	uint64_t lies;
 	struct hgw_vgate_lie_rec lie;
 	int lie_swept;                  /* the cancels for the first went */
-	uint64_t lie_logins;            /* the login they were last sent in */
 	uint64_t commands_bad, commands_gap;
 	/* hedgewire's 'B' (it leaves the link) came; 'b' went back and the
 	 * port is polled no more (session.h, dsess_leave) */
@@ -530,8 +531,7 @@ static void
 kill_sweep(struct dsess *s)
 {
 	s->kills++;
-	hgw_vgate_gate_compact(&s->g);
-	s->g.cancel_next = 0;
+	hgw_vgate_gate_sweep(&s->g);
 	s->cancel_pending = 1;
 	if (hgw_soup_up(&s->soup))
 		cancel_run(s);
@@ -748,8 +748,16 @@ dsess_poll(struct dsess *s)
 	if (unlikely(s->lies != 0) && !s->lie_swept) {
 		/* outside the read: the cancels go on the same socket */
 		s->lie_swept = 1;
-		s->lie_logins = s->soup.st.logins;
 		kill_sweep(s);
+	}
+	if (s->soup.st.lost_up != s->lost_up_seen) {
+		/* a session lost after a login: cancels written to it may
+		 * never have reached the venue, and the kill that follows
+		 * (set now, or on already) wants every open order cancelled
+		 * after the next login; so does a stop before then */
+		s->lost_up_seen = s->soup.st.lost_up;
+		if (hgw_vgate_gate_sweep(&s->g))
+			s->cancel_pending = 1;
 	}
 	lost = s->soup.st.lost_up + (s->soup.state == HGW_SOUP_ENDED);
 	if (lost != s->lost_seen) {
@@ -782,14 +790,6 @@ dsess_poll(struct dsess *s)
 			relay(s, 'O', f, sizeof(f));
 			s->earlier_told = 1;
 		}
-	}
-	if (unlikely(s->lies != 0) && s->soup.st.logins != s->lie_logins) {
-		/* a login after a contradiction: every order still open is
-		 * cancelled again (cancels written before a drop may never
-		 * have reached the venue) */
-		s->lie_logins = s->soup.st.logins;
-		s->g.cancel_next = 0;
-		s->cancel_pending = 1;
 	}
 	if (s->cancel_pending && hgw_soup_up(&s->soup))
 		cancel_run(s);
@@ -835,15 +835,24 @@ dsess_stop(struct dsess *s)
 
 	/* the cancels a kill still owes go before the logout, after a
 	 * reconnect if the session is down (on a loaded host that can take
-	 * longer than a moment): the wait above at most */
-	while (s->cancel_pending && s->soup.state != HGW_SOUP_ENDED &&
-	       rte_rdtsc() < end)
+	 * longer than a moment), and the venue answers each (a session
+	 * lost first sends them again after the next login): the wait
+	 * above at most */
+	while ((s->cancel_pending || hgw_vgate_gate_owed(&s->g) != 0) &&
+	       s->soup.state != HGW_SOUP_ENDED && rte_rdtsc() < end)
 		dsess_poll(s);
-	if (s->cancel_pending)
-		fprintf(stderr, PROG ": venue: stopping with cancels not sent "
-			"(the session is %s): orders may be open at the "
-			"venue\n", hgw_soup_up(&s->soup) ? "up" : "down");
-	end = rte_rdtsc() + 2 * s->hz;
+	s->owed_stop = hgw_vgate_gate_owed(&s->g);
+	if (s->cancel_pending || s->owed_stop != 0) {
+		s->owed_stop += (uint32_t)s->cancel_pending;
+		fprintf(stderr, PROG ": venue: stopping with cancels %s (the "
+			"session is %s): orders may be open at the venue\n",
+			s->cancel_pending ? "not sent" : "not answered",
+			hgw_soup_up(&s->soup) ? "up" : "down");
+	}
+	/* Logout Request, then what the venue still sends (its answers to
+	 * our last orders) until it closes: the wait above at most (a venue
+	 * slow to read our last orders is as slow to read the Logout) */
+	end = rte_rdtsc() + wait;
 	hgw_soup_logout(&s->soup, now_ns(s));
 	while (s->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		dsess_poll(s);
@@ -917,6 +926,7 @@ dsess_report(struct dsess *s, FILE *out)
 			s->lie.seq, s->lie.user_ref,
 			hgw_vgate_lie_name(s->lie.lie), s->lie.ours,
 			s->lie.theirs);
-	bad = s->relay_lost != 0 || s->back_n != 0 || s->commands_bad != 0;
+	bad = s->relay_lost != 0 || s->back_n != 0 || s->commands_bad != 0 ||
+	      s->owed_stop != 0;
 	return bad | (s->lies != 0) << 1;
 }

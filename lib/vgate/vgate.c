@@ -74,6 +74,24 @@ hgw_vgate_gate_compact(struct hgw_vgate_gate *g)
 		g->cancel_next = g->open_n;
 }
 
+uint32_t
+hgw_vgate_gate_owed(const struct hgw_vgate_gate *g)
+{
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i < g->open_n; i++)
+		n += g->open[i].qty != 0 && g->open[i].cancel_sent;
+	return n;
+}
+
+int
+hgw_vgate_gate_sweep(struct hgw_vgate_gate *g)
+{
+	hgw_vgate_gate_compact(g);
+	g->cancel_next = 0;
+	return g->open_n != 0;
+}
+
 /* symbol slot's ring of send times */
 static uint64_t *
 sym_times(struct hgw_vgate_gate *g, const struct hgw_venue_sym *slot)
@@ -355,6 +373,12 @@ hgw_vgate_open_answer(struct hgw_venue_open *open, uint32_t n,
 	case HGW_OUCH_REJECTED:
 		if (o != NULL)
 			o->qty = 0;
+		break;
+	case HGW_OUCH_CANCEL_REJECT:
+		/* answered: the venue cannot cancel it (what it still has
+		 * open, it answers for as ever) */
+		if (o != NULL)
+			o->cancel_sent = 0;
 		break;
 	default:
 		break;

@@ -120,7 +120,8 @@ struct hgw_venue_open {
 	uint32_t user_ref;
 	uint32_t qty;                   /* open quantity (0: done) */
 	uint64_t key, seq;              /* its trigger */
-	uint32_t cancel_sent;           /* a kill's Cancel Order went */
+	uint32_t cancel_sent;           /* a kill's Cancel Order went, not
+					 * yet answered by a Cancel Reject */
 	uint32_t entered;               /* the quantity of the Enter Order */
 	uint32_t filled;                /* executed so far */
 	uint32_t accepted;              /* its Accepted came */
@@ -190,6 +191,15 @@ void hgw_vgate_gate_fini(struct hgw_vgate_gate *g);
 /* Drop the done orders from the open table (hgw_vgate_open_compact),
  * keeping cancel_next within it. */
 void hgw_vgate_gate_compact(struct hgw_vgate_gate *g);
+
+/* The cancels of every open order from the first again (a kill; or a
+ * session lost after a login, since cancels written to it may never have
+ * been read): compacts, rewinds cancel_next. 1 when an order is open. */
+int hgw_vgate_gate_sweep(struct hgw_vgate_gate *g);
+
+/* Open orders a Cancel Order went for that the venue has not answered
+ * (a Canceled, or whatever else closed them, or a Cancel Reject). */
+uint32_t hgw_vgate_gate_owed(const struct hgw_vgate_gate *g);
 
 /* May order ref, of the 8 symbol bytes sym, go at TSC now? In order: a
  * UserRefNum not above the floor, the cap in all, a symbol slot, the
