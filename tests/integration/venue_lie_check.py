@@ -134,7 +134,12 @@ def kill_rules(recs, lie, label):
     the venue says it is filled); for that one, when the lie left it open
     (an Accepted or Modified of more than was entered), or for a Replaced,
     its old or new UserRefNum; for every order the client entered that is
-    open at the first Cancel Order; no Enter Order after that one."""
+    open at the first Cancel Order after it; and for every order entered
+    after the lie that the venue still holds open at the end, a Cancel
+    Order after its Enter Order. (A Cancel Order after the lie is not
+    always the lie's: a kill's cancels may still be going when the lie is
+    read, the kill switch cleared meanwhile, and orders entered between
+    them; the lie's cancels take those too.)"""
     t_sent = next((r['t'] for r in recs if r.get('dir') == 'out' and
                    r.get('type') == 'S' and r.get('seq') == lie['seq']),
                   None)
@@ -143,7 +148,8 @@ def kill_rules(recs, lie, label):
         return
     target = {lie['urn'], lie.get('orig_urn', lie['urn'])}
     book, seen, entered = {}, set(), set()
-    late, after_x, cancelled = [], [], set()
+    late, cancelled = [], set()
+    uncancelled = set()     # entered after the lie, no Cancel Order since
     first_x = open_at_x = target_open = None
     for r in recs:
         d, t, m = r.get('dir'), r.get('type'), r.get('msg')
@@ -156,8 +162,8 @@ def kill_rules(recs, lie, label):
             entered.add(r['urn'])
             if r['t'] > t_sent + LATE_S:
                 late.append((r['urn'], round(r['t'] - t_sent, 3)))
-            if first_x is not None:
-                after_x.append(r['urn'])
+            if r['t'] > t_sent:
+                uncancelled.add(r['urn'])
         elif d == 'in' and t == 'U' and m == 'X' and r['t'] >= t_sent:
             if first_x is None:
                 first_x = r
@@ -166,6 +172,7 @@ def kill_rules(recs, lie, label):
                 open_at_x = {u for u, q in book.items()
                              if q > 0 and u in entered}
             cancelled.add(r['urn'])
+            uncancelled.discard(r['urn'])
     if late:
         bad('%s: %d Enter Orders more than %d ms after message %d was '
             'sent (UserRefNum, s after: %s)' % (
@@ -186,9 +193,11 @@ def kill_rules(recs, lie, label):
         if miss:
             bad('%s: %d orders open at the first Cancel Order not '
                 'cancelled (UserRefNum %s)' % (label, len(miss), miss[:5]))
-        if after_x:
-            bad('%s: %d Enter Orders after the first Cancel Order '
-                '(UserRefNum %s)' % (label, len(after_x), after_x[:5]))
+    still = sorted(u for u in uncancelled if book.get(u, 0) > 0)
+    if still:
+        bad('%s: %d orders entered after it open at the venue at the end '
+            'with no Cancel Order after their Enter Order (UserRefNum %s)'
+            % (label, len(still), still[:5]))
 
 
 def check_lie(simp, rc, err):
