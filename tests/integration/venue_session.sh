@@ -6,7 +6,7 @@
 # summary.
 #   venue_session.sh HEDGEWIRE FEEDGEN TABLEGEN SRCDIR SCENARIO
 # SCENARIO: login | reject | heartbeat | dead | replay | restart | rate |
-#           kill | disconnect | bad | tshark | fills | lie | fuzz |
+#           kill | kill-unanswered | disconnect | bad | tshark | fills | lie | fuzz |
 #           dpdk-* (venue_dpdk.sh)
 HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 . "$SRCDIR/tests/integration/common.sh"
@@ -112,9 +112,24 @@ max_orders_per_sec_per_symbol = 0
 EOF
 chmod 0600 "$T/conf.ini"	# it holds the venue password
 
+# sim_settled: wait (60 s at most) until the simulator has closed every
+# connection it accepted: what hedgewire wrote before it exited, the
+# simulator's kernel may hold unread while the simulator lags behind
+sim_settled() {
+	local i opened closed
+	for ((i = 0; i < 1200; i++)); do
+		[ -n "$SIMPID" ] && kill -0 "$SIMPID" 2>/dev/null || return 0
+		opened=$(grep -c '"event": "connect"' "$T/sim.jsonl" 2>/dev/null || true)
+		closed=$(grep -c '"event": "close"' "$T/sim.jsonl" 2>/dev/null || true)
+		[ "${closed:-0}" -lt "${opened:-0}" ] || return 0
+		sleep 0.05
+	done
+}
+
 # every order the simulator received: UserRefNums strictly increasing,
 # no ClOrdID twice, as many as hedgewire says it sent
 check_orders() {
+	sim_settled
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 ||
 		fail "simulator journal: $(cat "$T/check")"
 	echo "  simulator: $(cat "$T/check")"
@@ -372,6 +387,26 @@ kill)
 	echo "  $(cat "$T/check3")"
 	check_ref
 	check_events --kills "$(driver_events /hgw/risk/kill,1)"
+	;;
+kill-unanswered)
+	# the venue stops reading for good after 100 orders, and then the
+	# kill switch goes on: its cancels are never answered, so at the stop
+	# hedgewire waits the session's dead time for the answers, then says
+	# that orders may be open at the venue and exits with the orders bit
+	# (10), never 0
+	sim_start --rcvbuf 2048 --stall-after 100:600000
+	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
+		--cmd /hgw/risk/kill,1 --gap-ms 200,200 --duration 1 \
+		--after "$T/sim.jsonl:\"event\": \"stall\"" >"$T/driver.out" 2>&1 &
+	PIDS+=($!)
+	hw --set replay.pace=rate --set replay.pps=3000 \
+		--set venue.heartbeat_ms=500 --set venue.dead_ms=3000
+	[ "$RC" = 10 ] || fail "exit $RC with the kill's cancels unanswered: $(tail -3 "$T/err"); driver: $(cat "$T/driver.out")"
+	[ "$(vv "cancels sent")" -gt 0 ] || [ "$(vv kills)" -gt 0 ] ||
+		fail "no kill: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
+	grep -Eq "^hedgewire: venue: stopping with cancels not (sent|answered) \(the session is up\): orders may be open at the venue" "$T/err" ||
+		fail "not said: $(grep venue "$T/err")"
+	echo "  $(grep "stopping with cancels" "$T/err"); cancels sent $(vv "cancels sent")"
 	;;
 disconnect)
 	# the venue cancels open orders when the session drops: hedgewire
