@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: unit tests of paced replay's deadlines (lib/pace/hgw_pace.h).
+ * hedgewire: unit tests of paced replay's deadlines (lib/pace/include/hgw_pace.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
