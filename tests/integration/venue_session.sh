@@ -506,8 +506,8 @@ tshark)
 	expect_eq "tshark: Logout Requests" "$(grep -cx O "$T/types")" 1
 	[ "$(grep -cx S "$T/types")" -ge "$(vv "orders sent")" ] ||
 		fail "tshark: fewer Sequenced Data than orders"
-	if [ -f "$SRCDIR/tests/venue/soupbin_tshark.py" ]; then
-		python3 "$SRCDIR/tests/venue/soupbin_tshark.py" "$T/session.pcapng" "$PORT" "$T/sim.jsonl" \
+	if [ -f "$SRCDIR/tests/integration/soupbin_tshark.py" ]; then
+		python3 "$SRCDIR/tests/integration/soupbin_tshark.py" "$T/session.pcapng" "$PORT" "$T/sim.jsonl" \
 			>"$T/ts.out" 2>&1 || fail "soupbin_tshark.py: $(tail -3 "$T/ts.out")"
 		echo "  $(tail -1 "$T/ts.out")"
 	fi

@@ -5,7 +5,7 @@ check them against the simulator's journal with tshark's SoupBinTCP
 dissector; then damages copies of the journal to see each kind of
 difference caught.
 
-usage: python3 tests/venue/test_venue_tshark.py [--keep]
+usage: python3 tests/integration/test_venue_tshark.py [--keep]
 
 Needs dumpcap (with the right to capture on lo) and tshark.  Prints one line
 per check and "N passed, N failed"; exits 1 if any failed.

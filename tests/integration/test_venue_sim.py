@@ -3,7 +3,7 @@
 client of its own (written here from the specifications, not from the
 simulator's code).
 
-usage: python3 tests/venue/test_venue_sim.py [--keep] [--only NAME]
+usage: python3 tests/integration/test_venue_sim.py [--keep] [--only NAME]
 
 Each scenario starts its own simulator on a free loopback port.  Prints one
 line per check and "N passed, N failed"; exits 1 if any failed.

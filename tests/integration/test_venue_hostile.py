@@ -5,7 +5,7 @@ layouts (docs/protocols.md; Order Modified and Replaced included), the
 client's view of its orders kept by the rules of docs/venue.md "What the
 replicas do with the answers", independently of the simulator's code.
 
-usage: python3 tests/venue/test_venue_hostile.py
+usage: python3 tests/integration/test_venue_hostile.py
 
 For each --lie kind: the stream holds exactly one contradiction, the
 journal's `lie` event names it (sequence number, type, UserRefNum,
