@@ -33,6 +33,20 @@ wl_prefetch_l2(const struct rte_mbuf *m)
 	rte_prefetch1(d + RTE_CACHE_LINE_SIZE);
 }
 
+/* Decode frame i of the burst (rd[i]: the bytes the decoder read). With
+ * hold (a constant in each loop), a frame held past a gap leaves the
+ * burst: pkts[i] = NULL, so it is not freed with the others. */
+static __rte_always_inline void
+wl_decode(struct hgw_worker *w, struct rte_mbuf **pkts, uint32_t *rd,
+	  uint16_t i, int hold)
+{
+	rd[i] = wk_decode_frame(w, pkts[i]);
+	if (hold && unlikely(w->held_now)) {
+		w->held_now = 0;
+		pkts[i] = NULL;
+	}
+}
+
 /* [rx] timestamp = nic: the burst arrived when the NIC stamped its first
  * frame (mapped to the TSC); a frame without a stamp keeps the rx_burst
  * TSC, counted. */
@@ -108,11 +122,7 @@ wl_burst(struct hgw_worker *w, uint8_t line, const unsigned int flags)
 			 * we have. */
 			if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
 				wk_flush(w);
-			rd[i] = wk_decode_frame(w, pkts[i]);
-			if ((flags & WL_HOLD) && unlikely(w->held_now)) {
-				w->held_now = 0;
-				pkts[i] = NULL;
-			}
+			wl_decode(w, pkts, rd, i, flags & WL_HOLD);
 		}
 		wk_flush(w);
 	}

@@ -50,11 +50,7 @@ wk_paced_burst(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
 				wl_prefetch_l2(pkts[j]);
 			pf_hi = RTE_MAX(pf_hi, (uint16_t)(i + d + 1));
 		}
-		rd[i] = wk_decode_frame(w, m);
-		if (unlikely(w->held_now)) {
-			w->held_now = 0;
-			pkts[i] = NULL;
-		}
+		wl_decode(w, pkts, rd, i, w->hold_on);
 		wk_flush(w);
 	}
 }
