@@ -413,8 +413,8 @@ hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	(void)t;
 	v->kills++;
-	hgw_vgate_gate_sweep(&v->g);
-	v->cancel_pending = 1;
+	/* (none open: none to send, nor to wait for at a stop) */
+	v->cancel_pending = hgw_vgate_gate_sweep(&v->g);
 	if (hgw_soup_up(&v->soup))
 		cancel_run(v, rte_rdtsc());
 }

@@ -531,8 +531,8 @@ static void
 kill_sweep(struct dsess *s)
 {
 	s->kills++;
-	hgw_vgate_gate_sweep(&s->g);
-	s->cancel_pending = 1;
+	/* (none open: none to send, nor to wait for at a stop) */
+	s->cancel_pending = hgw_vgate_gate_sweep(&s->g);
 	if (hgw_soup_up(&s->soup))
 		cancel_run(s);
 }
