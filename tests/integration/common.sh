@@ -36,7 +36,17 @@ trap it_cleanup EXIT
 trap 'exit 143' TERM
 trap 'exit 130' INT
 
-fail() { echo "FAIL: $*"; exit 1; }
+# fail MSG: the test failed; FAIL_DIAG, when set, names a function that
+# prints what a reader of the log needs to see why (once)
+fail() {
+	echo "FAIL: $*"
+	if [ -n "${FAIL_DIAG:-}" ]; then
+		local d=$FAIL_DIAG
+		FAIL_DIAG=""
+		$d 2>&1 | sed 's/^/  diag: /'
+	fi
+	exit 1
+}
 
 # dumpcap_start NS IF FILE [capture filter]: dumpcap on IF in the network
 # namespace NS into FILE, in the background ($DC), once it captures (it

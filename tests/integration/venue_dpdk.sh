@@ -59,7 +59,7 @@ net_up() {
 		nsx ethtool -K "${VA}f" tx off >/dev/null
 		nsx ethtool -K "${VA}g" tx off >/dev/null
 		rm -f "$T/fwd.ready"
-		ip netns exec "$NS" python3 "$SRCDIR/tests/integration/tcp_fault_fwd.py" "${VA}f" "${VA}g" \
+		ip netns exec "$NS" nice -n -10 python3 "$SRCDIR/tests/integration/tcp_fault_fwd.py" "${VA}f" "${VA}g" \
 			--ready-file "$T/fwd.ready" --stats-file "$T/fwd.stats" "$@" \
 			>"$T/fwd.out" 2>&1 &
 		FWDPID=$!
@@ -72,6 +72,17 @@ net_up() {
 		[ -s "$T/fwd.ready" ] || fail "the forwarder did not start"
 	fi
 }
+
+# on a failure: hedgewire's session and TCP lines, its last errors, the
+# forwarder's counts, the simulator's last events
+dpdk_diag() {
+	grep -E '^venue: (orders|connection|unsent|messages|tcp|soupbin)' "$T/out" 2>/dev/null
+	tail -5 "$T/err" 2>/dev/null
+	[ ! -f "$T/fwd.stats" ] || tr '\n' ' ' <"$T/fwd.stats"; echo
+	grep '"dir": "event"' "$T/sim.jsonl" 2>/dev/null | tail -5
+	tail -3 "$T/sim.out" 2>/dev/null
+}
+FAIL_DIAG=dpdk_diag
 
 # hw [hedgewire --set options]: as venue_session.sh's, with the order port
 # the veth (port 1) and the session on hedgewire's TCP
