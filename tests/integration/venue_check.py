@@ -479,6 +479,8 @@ def check_events(simp, evp, opts):
     sent, clordids, losses = {}, set(), 0
     login_answered, asked = set(), {}
     lost, rejected, conns = [], set(), []
+    # the last sequenced message sent before each connection closed
+    conn_top, top_so_far = {}, 0
     lo, hi = 1, 1 << 30
     if 'conns' in opts:
         a, _, b = opts['conns'].partition('-')
@@ -490,6 +492,7 @@ def check_events(simp, evp, opts):
                 continue
         if d == 'out' and t == 'S':
             sent.setdefault(r['seq'], r)
+            top_so_far = max(top_so_far, r['seq'])
         elif d == 'in' and t == 'L':
             asked[r['conn']] = int(r.get('req_seq') or 0)
         elif d == 'out' and (t == 'J' or t == 'A' and asked.get(r['conn'])
@@ -503,12 +506,16 @@ def check_events(simp, evp, opts):
         elif d == 'event' and r.get('event') == 'close' and \
                 r['conn'] in login_answered and r.get('reason') != 'logout':
             lost.append(r['conn'])
+            conn_top[r['conn']] = top_so_far
         if d == 'out' and t == 'J':
             rejected.add(r['conn'])
         if d == 'event' and r.get('event') == 'connect':
             conns.append(r['conn'])
     kills = {'1': 0, '0': 0}
     seqs, unsent = [], 0
+    # the kill switch after each venue answer in the log (on: a session
+    # lost then adds no kill event)
+    switch, on_after = [False], {}
     with open(evp, encoding='ascii') as f:
         for n, line in enumerate(f, 1):
             w = line.split()
@@ -517,6 +524,7 @@ def check_events(simp, evp, opts):
             where = '%s:%d' % (evp, n)
             if w[3] == 'kill':
                 kills[w[4]] += 1
+                switch.append(w[4] == '1')
             elif w[3] == 'unsent':
                 sess, tseq = bytes.fromhex(w[4]), int(w[5])
                 cl = sess[-4:].decode('latin-1') + '%010d' % (tseq % 10**10)
@@ -540,6 +548,7 @@ def check_events(simp, evp, opts):
                         sys.exit('%s: venue message %d: %s %r, the simulator '
                                  'sent %r' % (where, seq, name, a, b))
                 seqs.append(seq)
+                on_after[seq] = switch[-1]
     first = opts.get('first-seq', '1')
     first = (seqs[0] if seqs else 1) if first == 'auto' else int(first)
     top = max(sent) if sent else first - 1
@@ -579,7 +588,11 @@ def check_events(simp, evp, opts):
     # client's own stop (its Logout unread when it gave up waiting), no
     # kill then
     last_conn = max(conns) if conns else None
-    losses = sum(1 for c in lost if c in rejected or c != last_conn)
+    # and none is certain when the kill switch was on at its last answer
+    # (or that answer is not in the log: after the stop)
+    on_after[0] = False
+    losses = sum(1 for c in lost if (c in rejected or c != last_conn) and
+                 not on_after.get(conn_top[c], True))
     maybe = len(lost) - losses
     want0 = int(opts.get('unkills', 0))
     want1 = losses + int(opts.get('kills', 0))
