@@ -60,13 +60,16 @@ echo "  bridge mdb: $(nsx bridge mdb show dev br0 | grep "port $VB" | head -1 | 
 # a query answered: a report after the bridge's query (v3: a record of
 # type MODE_IS_EXCLUDE, the answer's; v2: a third report after a query,
 # as hedgewire sends two of its own at start-up, 1 s apart, and a query
-# may come before the second)
+# may come before the second; reports for other groups are not
+# hedgewire's: the host's kernel answers the query on the veth's other
+# end for the groups it has joined there)
 answered() {
 	if [ "$VER" = v3 ]; then
 		tshark -r "$T/igmp.pcapng" -Y "igmp.record_type == 2 && igmp.maddr == $GROUP" \
 			2>/dev/null | grep -q .
 	else
-		tshark -r "$T/igmp.pcapng" -T fields -e igmp.type 2>/dev/null |
+		tshark -r "$T/igmp.pcapng" -T fields -e igmp.type \
+			-Y "igmp.type == 0x11 || igmp.maddr == $GROUP" 2>/dev/null |
 			awk '$1 == "0x11" { q = 1 } $1 == "0x16" && ++n >= 3 && q { found = 1 } END { exit !found }'
 	fi
 }
