@@ -467,6 +467,9 @@ main(int argc, char **argv)
 	else
 		printf(PROG ": port %u (%u queues, one per worker) -> port %u\n",
 		       o.in, st.nq, o.out);
+	/* out now: whoever starts hgw-dedup (a supervisor, a script) waits
+	 * for this line, and stdout into a file is block-buffered */
+	fflush(stdout);
 
 	const uint64_t idle = rte_get_tsc_hz() / 1000 * o.idle_ms;
 	uint64_t last = rte_rdtsc();

@@ -77,6 +77,8 @@ for ((i = 0; i < 300; i++)); do
 	sleep 0.1
 done
 [ -S "$SOCK" ] || fail "no memif socket after 30 s: $(cat "$T/dd.err")"
+grep -q "^hgw-dedup: port" "$T/dd.out" ||
+	fail "no start-up line from hgw-dedup after 30 s: $(cat "$T/dd.out")"
 
 RC=0
 # shellcheck disable=SC2086

@@ -45,6 +45,8 @@ dd_start() {
 		sleep 0.1
 	done
 	[ -S "$SOCK" ] || fail "no memif socket after 30 s: $(cat "$T/dd.err")"
+	grep -q "^hgw-dedup: port" "$T/dd.out" ||
+		fail "no start-up line from hgw-dedup after 30 s: $(cat "$T/dd.out")"
 }
 
 # dd_stop: SIGTERM once hedgewire has stopped (the client leaves the
