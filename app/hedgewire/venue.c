@@ -528,6 +528,15 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 		cancel_run(v, now);
 }
 
+/* The kill's cancels not yet answered (those the venue cancelled on
+ * disconnect aside). */
+static uint32_t
+owed(const struct hgw_venue *v)
+{
+	return hgw_vgate_gate_owed(&v->g, v->cancel_on_disconnect ?
+				   (uint32_t)v->soup.st.logins : 0);
+}
+
 void
 hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 {
@@ -541,10 +550,10 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 	 * longer than a moment), and the venue answers each (a session
 	 * lost first sends them again after the next login): the wait
 	 * above at most */
-	while ((v->cancel_pending || hgw_vgate_gate_owed(&v->g) != 0) &&
+	while ((v->cancel_pending || owed(v) != 0) &&
 	       v->soup.state != HGW_SOUP_ENDED && rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
-	v->owed_stop = hgw_vgate_gate_owed(&v->g);
+	v->owed_stop = owed(v);
 	if (v->cancel_pending || v->owed_stop != 0) {
 		v->owed_stop += v->cancel_pending;
 		fprintf(stderr, "hedgewire: venue: stopping with cancels "

@@ -825,6 +825,15 @@ dsess_busy(const struct dsess *s)
 	return s->back_n != 0;
 }
 
+/* The kill's cancels not yet answered (those the venue cancelled on
+ * disconnect aside). */
+static uint32_t
+owed(const struct dsess *s)
+{
+	return hgw_vgate_gate_owed(&s->g, s->cancel_on_disconnect ?
+				   (uint32_t)s->soup.st.logins : 0);
+}
+
 void
 dsess_stop(struct dsess *s)
 {
@@ -838,10 +847,10 @@ dsess_stop(struct dsess *s)
 	 * longer than a moment), and the venue answers each (a session
 	 * lost first sends them again after the next login): the wait
 	 * above at most */
-	while ((s->cancel_pending || hgw_vgate_gate_owed(&s->g) != 0) &&
+	while ((s->cancel_pending || owed(s) != 0) &&
 	       s->soup.state != HGW_SOUP_ENDED && rte_rdtsc() < end)
 		dsess_poll(s);
-	s->owed_stop = hgw_vgate_gate_owed(&s->g);
+	s->owed_stop = owed(s);
 	if (s->cancel_pending || s->owed_stop != 0) {
 		s->owed_stop += (uint32_t)s->cancel_pending;
 		fprintf(stderr, PROG ": venue: stopping with cancels %s (the "

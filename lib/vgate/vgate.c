@@ -75,12 +75,13 @@ hgw_vgate_gate_compact(struct hgw_vgate_gate *g)
 }
 
 uint32_t
-hgw_vgate_gate_owed(const struct hgw_vgate_gate *g)
+hgw_vgate_gate_owed(const struct hgw_vgate_gate *g, uint32_t cod_login)
 {
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i < g->open_n; i++)
-		n += g->open[i].qty != 0 && g->open[i].cancel_sent;
+		n += g->open[i].qty != 0 && g->open[i].cancel_sent &&
+		     g->open[i].login >= cod_login;
 	return n;
 }
 

@@ -568,6 +568,56 @@ test_state_floor(void)
  * each reason in its order, the caps by the clock, the floor moving on a
  * commit and staying after an unopen, the open table compacted when
  * full. */
+/* A kill's sweep and the cancels it still owes: every open order from
+ * the first again; a Canceled closes one, a Cancel Reject answers one
+ * and leaves it open; a venue that cancels on disconnect owes nothing
+ * for an earlier login's orders. */
+static void
+test_sweep_owed(void)
+{
+	struct hgw_vgate_gate g;
+	struct hgw_vgate_lie_rec l;
+	struct hgw_ouch_answer a;
+	uint64_t c = 0, cq = 0;
+
+	HGW_CHECK_EQ(hgw_vgate_gate_init(&g, 0, 0, 0, 4, 1000, 0), 0);
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 0);      /* none open */
+	for (uint32_t ref = 1; ref <= 3; ref++)
+		hgw_vgate_commit(&g, ref, 5)->login = ref < 3 ? 1 : 2;
+	g.cancel_next = 2;
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 1);
+	HGW_CHECK_EQ(g.cancel_next, 0);
+	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 0);    /* none sent yet */
+	for (uint32_t i = 0; i < 3; i++)
+		g.open[i].cancel_sent = 1;
+	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 3);
+	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 2), 1);    /* login 2's only */
+	memset(&a, 0, sizeof(a));
+	a.type = HGW_OUCH_CANCELED;
+	a.reason = HGW_OUCH_CANCEL_USER;
+	a.user_ref = 1;
+	a.qty = 5;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(g.open, g.open_n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
+	HGW_CHECK(g.open[0].qty == 0 && c == 1 && cq == 5);
+	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 2);
+	a.type = HGW_OUCH_CANCEL_REJECT;
+	a.user_ref = 2;
+	a.qty = 0;
+	HGW_CHECK_EQ(hgw_vgate_open_answer(g.open, g.open_n, 0, &a, &c, &cq, &l),
+		     HGW_VGATE_LIE_NONE);
+	HGW_CHECK(g.open[1].qty == 5 && !g.open[1].cancel_sent);
+	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 1);
+	/* a sweep again (a session lost): the done one compacted away,
+	 * the other two swept */
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 1);
+	HGW_CHECK(g.open_n == 2 && g.open[0].user_ref == 2);
+	g.open[0].qty = g.open[1].qty = 0;
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 0);
+	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 0);
+	hgw_vgate_gate_fini(&g);
+}
+
 static void
 test_gate(void)
 {
@@ -648,5 +698,6 @@ main(void)
 	HGW_TEST(test_open_lies);
 	HGW_TEST(test_state_floor);
 	HGW_TEST(test_gate);
+	HGW_TEST(test_sweep_owed);
 	return hgw_test_done();
 }

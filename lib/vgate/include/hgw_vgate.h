@@ -198,8 +198,11 @@ void hgw_vgate_gate_compact(struct hgw_vgate_gate *g);
 int hgw_vgate_gate_sweep(struct hgw_vgate_gate *g);
 
 /* Open orders a Cancel Order went for that the venue has not answered
- * (a Canceled, or whatever else closed them, or a Cancel Reject). */
-uint32_t hgw_vgate_gate_owed(const struct hgw_vgate_gate *g);
+ * (a Canceled, or whatever else closed them, or a Cancel Reject); but
+ * those sent before login cod_login, which a venue that cancels on
+ * disconnect has cancelled (0: none such), as hgw_vgate_cancel_run. */
+uint32_t hgw_vgate_gate_owed(const struct hgw_vgate_gate *g,
+			     uint32_t cod_login);
 
 /* May order ref, of the 8 symbol bytes sym, go at TSC now? In order: a
  * UserRefNum not above the floor, the cap in all, a symbol slot, the
