@@ -475,6 +475,17 @@ main(int argc, char **argv)
 	/* release: no event is posted after the close; the workers' acquire
 	 * fence before their last look at the events (wk_stop_events) */
 	atomic_store_explicit(&hgw_stop, 1, memory_order_release);
+	if (app.venue != NULL && app.txlcore != NULL) {
+		/* the TX lcore's stop reads the venue's last answers (to the
+		 * cancels a kill owes among them) only while the answer ring
+		 * has room: they go on to the journal (no event goes after
+		 * the close) until it is done */
+		hgw_venue_ctl_close();
+		while (rte_eal_get_lcore_state(app.txl_lcore) == RUNNING) {
+			hgw_venue_ctl_poll(app.venue);
+			rte_delay_us_sleep(1000);
+		}
+	}
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined();
 	hgw_ctl_poll();		/* the last checkpoint every replica reached */

@@ -322,8 +322,9 @@ report_orders(const struct hgw_app *a)
 		if (a->venue != NULL &&
 		    hgw_venue_report(a->venue, stdout) != 0) {
 			fprintf(stderr, "hedgewire: venue: messages or unsent "
-				"orders the replicas were not told of, or "
-				"orders the venue's host did not acknowledge\n");
+				"orders the replicas were not told of, orders "
+				"the venue's host did not acknowledge, or a "
+				"kill's cancels not sent or answered\n");
 			status |= EXIT_ORDERS;
 		}
 	}

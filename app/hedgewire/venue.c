@@ -310,8 +310,8 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	struct hgw_venue_open *o;
 
 	if (len != ORDER_SOUP_LEN || pkt[3] != 'O')
-		return;         /* a cancel: after a contradiction, sent again
-				 * after the next login (hgw_venue_poll) */
+		return;         /* a cancel: sent again after the next login,
+				 * as after any loss (hgw_venue_poll) */
 	o = hgw_vgate_open_find(v->g.open, v->g.open_n, (uint32_t)pkt[4] << 24 | (uint32_t)pkt[5] << 16 |
 		      (uint32_t)pkt[6] << 8 | pkt[7]);
 	if (o == NULL)
@@ -395,6 +395,25 @@ unsent:
 	rte_pktmbuf_free(h->m);
 }
 
+/* With cancel_on_disconnect, the first login whose orders the venue has
+ * not cancelled: this one while the session is up, the next one while it
+ * is down (what was open when it dropped, the venue cancelled); else 0. */
+static uint32_t
+cod_login(const struct hgw_venue *v)
+{
+	if (!v->cancel_on_disconnect)
+		return 0;
+	return (uint32_t)v->soup.st.logins + !hgw_soup_up(&v->soup);
+}
+
+/* The kill's cancels not yet answered (those the venue cancelled on
+ * disconnect aside). */
+static uint32_t
+owed(const struct hgw_venue *v)
+{
+	return hgw_vgate_gate_owed(&v->g, cod_login(v));
+}
+
 /* Send the cancels still due (from cancel_next on). */
 static void
 cancel_run(struct hgw_venue *v, uint64_t now)
@@ -402,8 +421,7 @@ cancel_run(struct hgw_venue *v, uint64_t now)
 	/* with cancel_on_disconnect, what went before this login the venue
 	 * cancelled when that connection dropped */
 	if (hgw_vgate_cancel_run(&v->soup, v->g.open, v->g.open_n,
-				 &v->g.cancel_next, v->cancel_on_disconnect ?
-				 (uint32_t)v->soup.st.logins : 0,
+				 &v->g.cancel_next, cod_login(v),
 				 venue_ns(v, now), &v->cancels_sent))
 		v->cancel_pending = 0;
 }
@@ -414,7 +432,7 @@ hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t)
 	(void)t;
 	v->kills++;
 	/* (none open: none to send, nor to wait for at a stop) */
-	v->cancel_pending = hgw_vgate_gate_sweep(&v->g);
+	v->cancel_pending = hgw_vgate_gate_sweep(&v->g, cod_login(v));
 	if (hgw_soup_up(&v->soup))
 		cancel_run(v, rte_rdtsc());
 }
@@ -501,8 +519,7 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 		 * (set now, or on already) wants every open order cancelled
 		 * after the next login; so does a stop before then */
 		v->lost_up_seen = v->soup.st.lost_up;
-		if (hgw_vgate_gate_sweep(&v->g))
-			v->cancel_pending = 1;
+		v->cancel_pending = hgw_vgate_gate_sweep(&v->g, cod_login(v));
 	}
 	if (v->soup.st.lost_up + (v->soup.state == HGW_SOUP_ENDED) !=
 	    v->lost_seen_up) {
@@ -528,19 +545,12 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 		cancel_run(v, now);
 }
 
-/* The kill's cancels not yet answered (those the venue cancelled on
- * disconnect aside). */
-static uint32_t
-owed(const struct hgw_venue *v)
-{
-	return hgw_vgate_gate_owed(&v->g, v->cancel_on_disconnect ?
-				   (uint32_t)v->soup.st.logins : 0);
-}
 
 void
 hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 {
-	/* the session's dead time, and 2 s at least */
+	/* the whole stop: the session's dead time, and 2 s at least (the
+	 * Logout gets what is left, 2 s at least) */
 	const uint64_t wait = RTE_MAX(2 * v->hz, v->soup.cfg.dead_ns /
 				      1000000 * (v->hz / 1000));
 	uint64_t end = rte_rdtsc() + wait;
@@ -548,8 +558,7 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 	/* the cancels a kill still owes go before the logout, after a
 	 * reconnect if the session is down (on a loaded host that can take
 	 * longer than a moment), and the venue answers each (a session
-	 * lost first sends them again after the next login): the wait
-	 * above at most */
+	 * lost first sends them again after the next login) */
 	while ((v->cancel_pending || owed(v) != 0) &&
 	       v->soup.state != HGW_SOUP_ENDED && rte_rdtsc() < end)
 		hgw_venue_poll(v, t);
@@ -563,10 +572,9 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 	}
 	/* stack = dpdk: nobody sends our bytes once we are gone, so the
 	 * orders given to the TCP are acknowledged by the venue's host
-	 * before the logout (the session's dead time at most); what is not
-	 * is said, and the exit status tells (hgw_venue_report) */
+	 * before the logout; what is not is said, and the exit status
+	 * tells (hgw_venue_report) */
 	if (v->tcp != NULL) {
-		end = rte_rdtsc() + wait;
 		while (hgw_soup_up(&v->soup) && hgw_tcp_unacked(v->tcp) != 0 &&
 		       rte_rdtsc() < end)
 			hgw_venue_poll(v, t);
@@ -574,9 +582,9 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 				  hgw_tcp_unacked(v->tcp) : 0;
 	}
 	/* Logout Request, then what the venue still sends (its answers to
-	 * our last orders) until it closes: the wait above at most (a venue
-	 * slow to read our last orders is as slow to read the Logout) */
-	end = rte_rdtsc() + wait;
+	 * our last orders) until it closes (a venue slow to read our last
+	 * orders is as slow to read the Logout) */
+	end = RTE_MAX(end, rte_rdtsc() + 2 * v->hz);
 	hgw_soup_logout(&v->soup, venue_ns(v, rte_rdtsc()));
 	while (v->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		hgw_venue_poll(v, t);

@@ -324,8 +324,8 @@ on_dropped(void *arg, const uint8_t *pkt, size_t len)
 	struct hgw_ouch_order o;
 
 	if (len != ORDER_SOUP_LEN || pkt[2] != 'U' || pkt[3] != 'O')
-		return;         /* a cancel: after a contradiction, sent again
-				 * after the next login (dsess_poll) */
+		return;         /* a cancel: sent again after the next login,
+				 * as after any loss (dsess_poll) */
 	op = hgw_vgate_open_find(s->g.open, s->g.open_n,
 				 (uint32_t)hgw_vgate_get_be(pkt + 4, 4));
 	if (op == NULL)
@@ -514,14 +514,32 @@ unsent:
 	relay_unsent(s, o, why);
 }
 
+/* With cancel_on_disconnect, the first login whose orders the venue has
+ * not cancelled: this one while the session is up, the next one while it
+ * is down (what was open when it dropped, the venue cancelled); else 0. */
+static uint32_t
+cod_login(const struct dsess *s)
+{
+	if (!s->cancel_on_disconnect)
+		return 0;
+	return (uint32_t)s->soup.st.logins + !hgw_soup_up(&s->soup);
+}
+
+/* The kill's cancels not yet answered (those the venue cancelled on
+ * disconnect aside). */
+static uint32_t
+owed(const struct dsess *s)
+{
+	return hgw_vgate_gate_owed(&s->g, cod_login(s));
+}
+
 static void
 cancel_run(struct dsess *s)
 {
 	/* with cancel_on_disconnect, what went before this login the venue
 	 * cancelled when that connection dropped */
 	if (hgw_vgate_cancel_run(&s->soup, s->g.open, s->g.open_n, &s->g.cancel_next,
-				 s->cancel_on_disconnect ?
-				 (uint32_t)s->soup.st.logins : 0, now_ns(s),
+				 cod_login(s), now_ns(s),
 				 &s->cancels_sent))
 		s->cancel_pending = 0;
 }
@@ -532,7 +550,7 @@ kill_sweep(struct dsess *s)
 {
 	s->kills++;
 	/* (none open: none to send, nor to wait for at a stop) */
-	s->cancel_pending = hgw_vgate_gate_sweep(&s->g);
+	s->cancel_pending = hgw_vgate_gate_sweep(&s->g, cod_login(s));
 	if (hgw_soup_up(&s->soup))
 		cancel_run(s);
 }
@@ -756,8 +774,7 @@ dsess_poll(struct dsess *s)
 		 * (set now, or on already) wants every open order cancelled
 		 * after the next login; so does a stop before then */
 		s->lost_up_seen = s->soup.st.lost_up;
-		if (hgw_vgate_gate_sweep(&s->g))
-			s->cancel_pending = 1;
+		s->cancel_pending = hgw_vgate_gate_sweep(&s->g, cod_login(s));
 	}
 	lost = s->soup.st.lost_up + (s->soup.state == HGW_SOUP_ENDED);
 	if (lost != s->lost_seen) {
@@ -825,19 +842,12 @@ dsess_busy(const struct dsess *s)
 	return s->back_n != 0;
 }
 
-/* The kill's cancels not yet answered (those the venue cancelled on
- * disconnect aside). */
-static uint32_t
-owed(const struct dsess *s)
-{
-	return hgw_vgate_gate_owed(&s->g, s->cancel_on_disconnect ?
-				   (uint32_t)s->soup.st.logins : 0);
-}
 
 void
 dsess_stop(struct dsess *s)
 {
-	/* the session's dead time, and 2 s at least */
+	/* the whole stop: the session's dead time, and 2 s at least (the
+	 * Logout gets what is left, 2 s at least) */
 	const uint64_t wait = RTE_MAX(2 * s->hz, s->soup.cfg.dead_ns /
 				      1000000 * (s->hz / 1000));
 	uint64_t end = rte_rdtsc() + wait;
@@ -845,8 +855,7 @@ dsess_stop(struct dsess *s)
 	/* the cancels a kill still owes go before the logout, after a
 	 * reconnect if the session is down (on a loaded host that can take
 	 * longer than a moment), and the venue answers each (a session
-	 * lost first sends them again after the next login): the wait
-	 * above at most */
+	 * lost first sends them again after the next login) */
 	while ((s->cancel_pending || owed(s) != 0) &&
 	       s->soup.state != HGW_SOUP_ENDED && rte_rdtsc() < end)
 		dsess_poll(s);
@@ -859,9 +868,9 @@ dsess_stop(struct dsess *s)
 			hgw_soup_up(&s->soup) ? "up" : "down");
 	}
 	/* Logout Request, then what the venue still sends (its answers to
-	 * our last orders) until it closes: the wait above at most (a venue
-	 * slow to read our last orders is as slow to read the Logout) */
-	end = rte_rdtsc() + wait;
+	 * our last orders) until it closes (a venue slow to read our last
+	 * orders is as slow to read the Logout) */
+	end = RTE_MAX(end, rte_rdtsc() + 2 * s->hz);
 	hgw_soup_logout(&s->soup, now_ns(s));
 	while (s->soup.state == HGW_SOUP_CLOSING && rte_rdtsc() < end)
 		dsess_poll(s);

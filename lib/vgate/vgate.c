@@ -86,11 +86,15 @@ hgw_vgate_gate_owed(const struct hgw_vgate_gate *g, uint32_t cod_login)
 }
 
 int
-hgw_vgate_gate_sweep(struct hgw_vgate_gate *g)
+hgw_vgate_gate_sweep(struct hgw_vgate_gate *g, uint32_t cod_login)
 {
+	int owed = 0;
+
 	hgw_vgate_gate_compact(g);
 	g->cancel_next = 0;
-	return g->open_n != 0;
+	for (uint32_t i = 0; i < g->open_n && !owed; i++)
+		owed = g->open[i].qty != 0 && g->open[i].login >= cod_login;
+	return owed;
 }
 
 /* symbol slot's ring of send times */

@@ -581,11 +581,15 @@ test_sweep_owed(void)
 	uint64_t c = 0, cq = 0;
 
 	HGW_CHECK_EQ(hgw_vgate_gate_init(&g, 0, 0, 0, 4, 1000, 0), 0);
-	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 0);      /* none open */
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 0), 0);      /* none open */
 	for (uint32_t ref = 1; ref <= 3; ref++)
 		hgw_vgate_commit(&g, ref, 5)->login = ref < 3 ? 1 : 2;
 	g.cancel_next = 2;
-	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 1);
+	/* a venue that cancels on disconnect: login 2's order is owed, none
+	 * once the session is down after login 2 (the next is 3) */
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 2), 1);
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 3), 0);
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 0), 1);
 	HGW_CHECK_EQ(g.cancel_next, 0);
 	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 0);    /* none sent yet */
 	for (uint32_t i = 0; i < 3; i++)
@@ -610,10 +614,10 @@ test_sweep_owed(void)
 	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 1);
 	/* a sweep again (a session lost): the done one compacted away,
 	 * the other two swept */
-	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 1);
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 0), 1);
 	HGW_CHECK(g.open_n == 2 && g.open[0].user_ref == 2);
 	g.open[0].qty = g.open[1].qty = 0;
-	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g), 0);
+	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 0), 0);
 	HGW_CHECK_EQ(hgw_vgate_gate_owed(&g, 0), 0);
 	hgw_vgate_gate_fini(&g);
 }

@@ -194,8 +194,11 @@ void hgw_vgate_gate_compact(struct hgw_vgate_gate *g);
 
 /* The cancels of every open order from the first again (a kill; or a
  * session lost after a login, since cancels written to it may never have
- * been read): compacts, rewinds cancel_next. 1 when an order is open. */
-int hgw_vgate_gate_sweep(struct hgw_vgate_gate *g);
+ * been read): compacts, rewinds cancel_next. 1 when a cancel is owed: an
+ * order is open that was sent in login cod_login or later (a venue that
+ * cancels on disconnect cancelled the earlier ones; 0: every login), as
+ * hgw_vgate_cancel_run sends them. */
+int hgw_vgate_gate_sweep(struct hgw_vgate_gate *g, uint32_t cod_login);
 
 /* Open orders a Cancel Order went for that the venue has not answered
  * (a Canceled, or whatever else closed them, or a Cancel Reject); but
