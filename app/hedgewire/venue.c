@@ -395,15 +395,12 @@ unsent:
 	rte_pktmbuf_free(h->m);
 }
 
-/* With cancel_on_disconnect, the first login whose orders the venue has
- * not cancelled: this one while the session is up, the next one while it
- * is down (what was open when it dropped, the venue cancelled); else 0. */
+/* hgw_vgate_cod_login of the session now */
 static uint32_t
 cod_login(const struct hgw_venue *v)
 {
-	if (!v->cancel_on_disconnect)
-		return 0;
-	return (uint32_t)v->soup.st.logins + !hgw_soup_up(&v->soup);
+	return hgw_vgate_cod_login(v->cancel_on_disconnect, v->soup.st.logins,
+				   hgw_soup_up(&v->soup));
 }
 
 /* The kill's cancels not yet answered (those the venue cancelled on

@@ -514,15 +514,12 @@ unsent:
 	relay_unsent(s, o, why);
 }
 
-/* With cancel_on_disconnect, the first login whose orders the venue has
- * not cancelled: this one while the session is up, the next one while it
- * is down (what was open when it dropped, the venue cancelled); else 0. */
+/* hgw_vgate_cod_login of the session now */
 static uint32_t
 cod_login(const struct dsess *s)
 {
-	if (!s->cancel_on_disconnect)
-		return 0;
-	return (uint32_t)s->soup.st.logins + !hgw_soup_up(&s->soup);
+	return hgw_vgate_cod_login(s->cancel_on_disconnect, s->soup.st.logins,
+				   hgw_soup_up(&s->soup));
 }
 
 /* The kill's cancels not yet answered (those the venue cancelled on

@@ -587,6 +587,9 @@ test_sweep_owed(void)
 	g.cancel_next = 2;
 	/* a venue that cancels on disconnect: login 2's order is owed, none
 	 * once the session is down after login 2 (the next is 3) */
+	HGW_CHECK_EQ(hgw_vgate_cod_login(1, 2, 1), 2);
+	HGW_CHECK_EQ(hgw_vgate_cod_login(1, 2, 0), 3);
+	HGW_CHECK_EQ(hgw_vgate_cod_login(0, 2, 0), 0);
 	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 2), 1);
 	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 3), 0);
 	HGW_CHECK_EQ(hgw_vgate_gate_sweep(&g, 0), 1);

@@ -192,6 +192,16 @@ void hgw_vgate_gate_fini(struct hgw_vgate_gate *g);
  * keeping cancel_next within it. */
 void hgw_vgate_gate_compact(struct hgw_vgate_gate *g);
 
+/* With cancel_on_disconnect (cod), the first login whose orders the venue
+ * has not cancelled: the current one (logins) while the session is up,
+ * the next one while it is down (what was open when it dropped, the venue
+ * cancelled); 0 without. */
+static inline uint32_t
+hgw_vgate_cod_login(int cod, uint64_t logins, int up)
+{
+	return cod ? (uint32_t)logins + !up : 0;
+}
+
 /* The cancels of every open order from the first again (a kill; or a
  * session lost after a login, since cancels written to it may never have
  * been read): compacts, rewinds cancel_next. 1 when a cancel is owed: an
