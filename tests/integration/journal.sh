@@ -240,7 +240,10 @@ roll)
 			[ -f "$T/journal.$i.pcap" ] || break
 			files+=("$T/journal.$i.pcap")
 		done
-		[ ${#files[@]} -ge 4 ] || fail "$mode: only ${#files[@]} files"
+		# (every order written: 4 files or more; orders that found a
+		# file full on a loaded host leave fewer, but a roll still)
+		[ ${#files[@]} -ge 4 ] || { [ "${failed:-0}" -gt 0 ] && [ ${#files[@]} -ge 2 ]; } ||
+			fail "$mode: only ${#files[@]} files, ${failed:-0} orders found a file full"
 		for ((i = 0; i < ${#files[@]} - 1; i++)); do
 			n=$((($(stat -c %s "${files[i]}") - 24) / 108))
 			[ "$n" -ge 768 ] && [ "$n" -le 1024 ] ||
