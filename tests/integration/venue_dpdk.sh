@@ -12,7 +12,7 @@
 #   dpdk-dupreorder
 #                  segments duplicated and reordered both ways by a
 #                  forwarding process (tests/integration/tcp_fault_fwd.py)
-#   dpdk-zerowin   the simulator stops reading for 1.5 s: a zero window
+#   dpdk-zerowin   the simulator stops reading for 3 s: a zero window
 #   dpdk-reset     the simulator resets the connection in a burst of orders
 #   dpdk-peer-restart
 #                  the simulator killed and started again on the same port
@@ -258,7 +258,7 @@ dpdk-dupreorder)
 	;;
 dpdk-zerowin)
 	net_up
-	sim_start --fill-pct 30 --rcvbuf 2048 --stall-after 200:1500
+	sim_start --fill-pct 30 --rcvbuf 2048 --stall-after 200:3000
 	hw --set replay.pace=rate --set replay.pps=3000
 	check_all
 	grep -q '"event": "unstall"' "$T/sim.jsonl" || fail "the simulator never read again"
