@@ -149,8 +149,11 @@ hedged_run() {
 			"$(grep -o '[0-9]* orders written' "$T/out" | cut -d' ' -f1)" $((n * want))
 		local in=""
 		for ((i = 0; i < n; i++)); do in+=",rx_pcap=$T/out$i.pcap"; done
+		# --idle-ms counts from the first frame: with captures that
+		# hold none, only the signal after 30 s ends the pass (it
+		# drains, prints its counters, and the checks below judge)
 		# shellcheck disable=SC2086
-		"$HGW_DEDUP" -l0 --no-pci $EAL_MEM --file-prefix "$PREFIX-dd" \
+		timeout --preserve-status -s INT 30 "$HGW_DEDUP" -l0 --no-pci $EAL_MEM --file-prefix "$PREFIX-dd" \
 			--log-level=error --vdev "net_pcap0$in" \
 			--vdev "net_pcap1,tx_pcap=$T/final.pcap" -- --in 0 --out 1 \
 			--idle-ms 300 >"$T/dd.out" 2>"$T/dd.err" ||
