@@ -171,3 +171,56 @@ hgw_digest_vote(const uint64_t *digest, uint32_t n, uint8_t *keep)
 		keep[i] = best != 0 && digest[i] == digest[best_i];
 	return best;
 }
+
+int
+hgw_pos_decode(uint64_t word, uint32_t nmax, uint32_t *sidx, uint64_t *seq)
+{
+	uint32_t s = (uint32_t)(word >> 56);
+
+	if (s == 0 || s > nmax)
+		return 0;
+	*sidx = s - 1;
+	*seq = word & HGW_POS_SEQ_MASK;
+	return 1;
+}
+
+int
+hgw_pos_at_or_past(const struct hgw_pos_session *met, uint32_t sidx,
+		   uint64_t seq, uint64_t key, uint64_t at)
+{
+	if (met[sidx].key == key)
+		return seq >= at;
+	for (uint32_t s = 0; s < sidx; s++)
+		if (met[s].key == key)
+			return 1;
+	return 0;
+}
+
+int
+hgw_pos_furthest(const uint64_t *word, const struct hgw_pos_session *const *met,
+		 uint32_t n, uint32_t nmax, uint32_t *sidx, uint64_t *seq)
+{
+	int b = -1;
+	uint32_t bs = 0;
+	uint64_t bq = 0;
+
+	for (uint32_t j = 0; j < n; j++) {
+		uint32_t s;
+		uint64_t q;
+
+		if (!hgw_pos_decode(word[j], nmax, &s, &q))
+			continue;
+		/* strictly past the best so far: the first of equals stays */
+		if (b < 0 || hgw_pos_at_or_past(met[j], s, q, met[b][bs].key,
+						bq + 1)) {
+			b = (int)j;
+			bs = s;
+			bq = q;
+		}
+	}
+	if (b >= 0) {
+		*sidx = bs;
+		*seq = bq;
+	}
+	return b;
+}

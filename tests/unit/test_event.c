@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire tests: control events (when one is due), decision digests,
- * checkpoints (torn reads under a concurrent writer) and the majority
- * vote that takes a differing replica out of the race.
+ * checkpoints (torn reads under a concurrent writer), the majority vote
+ * that takes a differing replica out of the race, and where an event is
+ * placed (the furthest of the workers' published positions).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -182,6 +183,74 @@ test_vote(void)
 	HGW_CHECK(keep[0] && !keep[1] && keep[2] && keep[3]);
 }
 
+/* Event placement: the furthest of the workers' published positions, the
+ * rule being the one of hgw_event_due (sessions in first-met order). */
+static void
+test_pos(void)
+{
+	/* sessions A then B, as two workers met them; C met by none */
+	const uint64_t A = 0xa, B = 0xb, C = 0xc;
+	struct hgw_pos_session ab[2] = { { A, "SESSIONAAA" }, { B, "SESSIONBBB" } };
+	struct hgw_pos_session b_only[1] = { { B, "SESSIONBBB" } };
+	const struct hgw_pos_session *met[3] = { ab, ab, b_only };
+	uint64_t word[3];
+	uint32_t s = 99;
+	uint64_t q = 99;
+
+	/* a word and its decoding; 0, and indexes past nmax, hold none */
+	HGW_CHECK(hgw_pos_decode(hgw_pos_word(1, 77), 4, &s, &q));
+	HGW_CHECK_EQ(s, 1);
+	HGW_CHECK_EQ(q, 77);
+	HGW_CHECK(!hgw_pos_decode(0, 4, &s, &q));
+	HGW_CHECK(!hgw_pos_decode(hgw_pos_word(4, 1), 4, &s, &q));
+	HGW_CHECK(hgw_pos_decode(hgw_pos_word(3, 1), 4, &s, &q));
+	HGW_CHECK_EQ(hgw_pos_decode(hgw_pos_word(0, HGW_POS_SEQ_MASK + 5), 4,
+				    &s, &q), 1);
+	HGW_CHECK_EQ(q, 4);                     /* the sequence bits only */
+
+	/* at or past: same session by sequence; an earlier session of
+	 * the worker is behind it; a session it has not met is ahead */
+	HGW_CHECK(hgw_pos_at_or_past(ab, 0, 10, A, 10));
+	HGW_CHECK(!hgw_pos_at_or_past(ab, 0, 9, A, 10));
+	HGW_CHECK(hgw_pos_at_or_past(ab, 1, 1, A, 1000000));
+	HGW_CHECK(!hgw_pos_at_or_past(ab, 0, 1000000, B, 1));
+	HGW_CHECK(!hgw_pos_at_or_past(ab, 1, 1000000, C, 1));
+
+	/* nobody has a position */
+	word[0] = word[1] = word[2] = 0;
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 3, 4, &s, &q), -1);
+	/* one session: the highest sequence; equals keep the first */
+	word[0] = hgw_pos_word(0, 10);
+	word[1] = hgw_pos_word(0, 30);
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 2, 4, &s, &q), 1);
+	HGW_CHECK_EQ(s, 0);
+	HGW_CHECK_EQ(q, 30);
+	word[0] = hgw_pos_word(0, 30);
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 2, 4, &s, &q), 0);
+	/* a worker in the later session is further, whatever the numbers */
+	met[2] = ab;
+	word[0] = hgw_pos_word(0, 1000000);
+	word[1] = 0;
+	word[2] = hgw_pos_word(1, 3);
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 3, 4, &s, &q), 2);
+	HGW_CHECK_EQ(met[2][s].key, B);
+	HGW_CHECK_EQ(q, 3);
+	/* and a worker further in that same session takes over */
+	word[1] = hgw_pos_word(1, 4);
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 3, 4, &s, &q), 1);
+	HGW_CHECK_EQ(met[1][s].key, B);
+	HGW_CHECK_EQ(q, 4);
+	/* a word naming no session it could have published is ignored */
+	word[1] = hgw_pos_word(7, 4);
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 3, 4, &s, &q), 2);
+	/* a worker that never met the furthest one's session is not past
+	 * it (only a session met before one's own is known to be behind) */
+	met[2] = b_only;
+	word[2] = hgw_pos_word(0, 3);
+	HGW_CHECK_EQ(hgw_pos_furthest(word, met, 3, 4, &s, &q), 0);
+	HGW_CHECK_EQ(q, 1000000);
+}
+
 int
 main(void)
 {
@@ -191,5 +260,6 @@ main(void)
 	HGW_TEST(test_ckpt_basic);
 	HGW_TEST(test_ckpt_torn);
 	HGW_TEST(test_vote);
+	HGW_TEST(test_pos);
 	return hgw_test_done();
 }

@@ -133,6 +133,47 @@ hgw_event_due(uint64_t ev_key, uint64_t ev_seq, int ev_sidx, int msg_sidx,
 	return msg_sidx > ev_sidx || (msg_sidx == ev_sidx && msg_seq >= ev_seq);
 }
 
+/* Positions a worker publishes (app/hedgewire/worker.h: its horizon, and
+ * in tx-lcore mode what it handed over): one word, (sidx + 1) << 56 | seq,
+ * sidx the index of the message's session in the order that worker met
+ * the sessions; 0 before any message. With the word, each worker
+ * publishes the sessions it met (struct hgw_pos_session, written once
+ * each before the first word naming them), so that the control plane
+ * places an event from what the workers published, never from their
+ * decoders' state. */
+#define HGW_POS_SEQ_MASK ((UINT64_C(1) << 56) - 1)
+#define HGW_POS_NAME_LEN 10     /* a MoldUDP64 session name */
+
+struct hgw_pos_session {
+	uint64_t key;
+	char name[HGW_POS_NAME_LEN];
+};
+
+static inline uint64_t
+hgw_pos_word(uint32_t sidx, uint64_t seq)
+{
+	return (uint64_t)(sidx + 1) << 56 | (seq & HGW_POS_SEQ_MASK);
+}
+
+/* 1 with the session index and sequence number of a position word; 0 for
+ * none (0, or an index not below nmax). */
+int hgw_pos_decode(uint64_t word, uint32_t nmax, uint32_t *sidx,
+		   uint64_t *seq);
+
+/* Is the position (sidx, seq), of a worker that met the sessions met[]
+ * (at least sidx + 1 of them), at or past (key, at)? A session that
+ * worker met before its current one is behind it; one it has not met is
+ * ahead of it. */
+int hgw_pos_at_or_past(const struct hgw_pos_session *met, uint32_t sidx,
+		       uint64_t seq, uint64_t key, uint64_t at);
+
+/* The furthest of n workers' positions: word[j] is worker j's position
+ * word, met[j] the sessions it published. Returns the worker (the first
+ * of those furthest), with its position in *sidx, *seq; -1 when no word
+ * holds a position. */
+int hgw_pos_furthest(const uint64_t *word, const struct hgw_pos_session *const *met,
+		     uint32_t n, uint32_t nmax, uint32_t *sidx, uint64_t *seq);
+
 /* "kill 1", "disable ABCD 0", "limit max_position 300", "patch 3",
  * "unsent HEX SEQ", "venue SEQ TYPE USERREF QTY ORIG SIDE REASON PRICE"
  * (SIDE '-' when none): the event's type and arguments, as in the events
