@@ -192,73 +192,36 @@ patches_reap(void)
 	ctl.npatches = k;
 }
 
-/* A worker's published position (shared.horizon, shared.handed):
- * 1 with its session index and sequence number, 0 if none yet. */
-static int
-pos_decode(uint64_t h, uint32_t *s, uint64_t *q)
-{
-	*s = (uint32_t)(h >> 56);
-	*q = h & HGW_HORIZON_SEQ_MASK;
-	if (h == 0 || *s == 0 || *s > HGW_FEED_MAX_SESSIONS)
-		return 0;
-	(*s)--;
-	return 1;
-}
-
-/* Is worker j's position (session index sj, seq qj) at or past (key,
- * seq)? The sessions up to sj were written before j's release of the
- * position. */
-static int
-pos_at_or_past(uint32_t j, uint32_t sj, uint64_t qj, uint64_t key,
-	       uint64_t seq)
-{
-	if (ctl.w[j]->feed.sessions[sj].key == key)
-		return qj >= seq;
-	/* j met that session before its own current one: j is later */
-	for (uint32_t s = 0; s < sj; s++)
-		if (ctl.w[j]->feed.sessions[s].key == key)
-			return 1;
-	return 0;
-}
-
 /* The position just past the furthest horizon of any worker (after the
- * membarrier). Dead and departed workers count too: that only moves the
- * position later, and keeps positions monotonic. */
+ * membarrier), from what the workers published (hgw_pos_furthest). Dead
+ * and departed workers count too: that only moves the position later,
+ * and keeps positions monotonic. */
 static void
 stamp_position(struct ev_rec *r)
 {
-	uint32_t b = 0, bs = 0;
-	uint64_t bq = 0;
-	int found = 0;
+	uint64_t word[HGW_MAX_WORKERS];
+	const struct hgw_pos_session *met[HGW_MAX_WORKERS];
+	uint32_t s;
+	uint64_t q;
+	int b;
 
 	for (uint32_t j = 0; j < ctl.n; j++) {
-		/* acquire: pairs with the worker's release; its sessions
-		 * table up to the published index is visible */
-		uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.horizon,
-						  memory_order_acquire);
-		uint32_t s;
-		uint64_t q;
-
-		if (!pos_decode(h, &s, &q))
-			continue;
-		if (!found || pos_at_or_past(j, s, q,
-					     ctl.w[b]->feed.sessions[bs].key,
-					     bq + 1)) {
-			b = j;
-			bs = s;
-			bq = q;
-			found = 1;
-		}
+		/* acquire: pairs with the worker's release; the sessions
+		 * it published up to the word's index are visible */
+		word[j] = atomic_load_explicit(&ctl.w[j]->shared.horizon,
+					       memory_order_acquire);
+		met[j] = ctl.w[j]->met;
 	}
-	if (!found) {
+	b = hgw_pos_furthest(word, met, ctl.n, HGW_FEED_MAX_SESSIONS, &s, &q);
+	if (b < 0) {
 		r->ev.key = 0;
 		r->ev.seq = 0;
 		memset(r->name, 0, sizeof(r->name));
 		return;
 	}
-	r->ev.key = ctl.w[b]->feed.sessions[bs].key;
-	r->ev.seq = bq + 1;
-	memcpy(r->name, ctl.w[b]->feed.sessions[bs].name, sizeof(r->name));
+	r->ev.key = met[b][s].key;
+	r->ev.seq = q + 1;
+	memcpy(r->name, met[b][s].name, sizeof(r->name));
 	if (r->ev.key == ctl.last_key && r->ev.seq < ctl.last_seq)
 		r->ev.seq = ctl.last_seq;	/* never backwards */
 	ctl.last_key = r->ev.key;
@@ -447,7 +410,8 @@ handed_before(uint32_t j, uint64_t key, uint64_t seq)
 {
 	/* acquire: pairs with the worker's release after its enqueues
 	 * (the TX lcore's drain after our release of recall_end sees
-	 * them); its sessions table up to the index is visible too */
+	 * them); the sessions it published (met) up to the index are
+	 * visible too */
 	uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.handed,
 					  memory_order_acquire);
 	uint32_t s;
@@ -456,7 +420,8 @@ handed_before(uint32_t j, uint64_t key, uint64_t seq)
 	if (key == 0)
 		return 1;	/* before the first message: nothing decided */
 	/* handed the message just before seq, or later */
-	return pos_decode(h, &s, &q) && pos_at_or_past(j, s, q + 1, key, seq);
+	return hgw_pos_decode(h, HGW_FEED_MAX_SESSIONS, &s, &q) &&
+	       hgw_pos_at_or_past(ctl.w[j]->met, s, q + 1, key, seq);
 }
 
 /* The kill switch's recall, one step (under ctl.lock): once some worker
@@ -1022,9 +987,10 @@ hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
 		"Which workers race, which left the race and why. No parameters");
 }
 
-/* The 10-byte name of a session key, from a worker's sessions table:
- * the entries below the index its horizon publishes were written before
- * that release store (acquire here). Blank if no worker has it. */
+/* The 10-byte name of a session key, from the sessions a worker
+ * published (worker.h, met): the entries below the index its horizon
+ * names were written before that release store (acquire here). Blank if
+ * no worker has it. */
 static void
 session_name(uint64_t key, char *name)
 {
@@ -1035,8 +1001,8 @@ session_name(uint64_t key, char *name)
 		uint32_t met = (uint32_t)(h >> 56);
 
 		for (uint32_t s = 0; s < met && s < HGW_FEED_MAX_SESSIONS; s++)
-			if (ctl.w[j]->feed.sessions[s].key == key) {
-				memcpy(name, ctl.w[j]->feed.sessions[s].name,
+			if (ctl.w[j]->met[s].key == key) {
+				memcpy(name, ctl.w[j]->met[s].name,
 				       HGW_MOLD_SESSION_LEN);
 				return;
 			}
@@ -1122,9 +1088,10 @@ hgw_ctl_session_key(const char tail[4], uint64_t *key)
 {
 	int found = -1;
 
-	/* the latest session met whose name ends in tail; the entries
-	 * below the index a horizon publishes were written before that
-	 * release store (acquire here) */
+	/* the latest session met whose name ends in tail, from the
+	 * sessions the workers published: the entries below the index a
+	 * horizon names were written before that release store (acquire
+	 * here) */
 	for (uint32_t j = 0; j < ctl.n && found < 0; j++) {
 		uint64_t h = atomic_load_explicit(&ctl.w[j]->shared.horizon,
 						  memory_order_acquire);
@@ -1132,9 +1099,9 @@ hgw_ctl_session_key(const char tail[4], uint64_t *key)
 
 		for (uint32_t s = met < HGW_FEED_MAX_SESSIONS ? met :
 		     HGW_FEED_MAX_SESSIONS; s-- > 0;)
-			if (memcmp(ctl.w[j]->feed.sessions[s].name +
+			if (memcmp(ctl.w[j]->met[s].name +
 				   HGW_MOLD_SESSION_LEN - 4, tail, 4) == 0) {
-				*key = ctl.w[j]->feed.sessions[s].key;
+				*key = ctl.w[j]->met[s].key;
 				found = 0;
 				break;
 			}

@@ -645,7 +645,7 @@ wk_events_idle(struct hgw_worker *w)
 			return;
 		sidx = (int)s - 1;
 		key = w->feed.sessions[sidx].key;
-		seq = (h & HGW_HORIZON_SEQ_MASK) + 1;
+		seq = (h & HGW_POS_SEQ_MASK) + 1;
 	}
 	while (w->ev_n != 0) {
 		const struct hgw_event *e = &w->ev_q[w->ev_head];
@@ -771,6 +771,20 @@ msg_quiet(const struct hgw_worker *w)
 	return w->ev_n == 0 && w->warmup_left == 0 && !STALL_COUNTING(w);
 }
 
+/* The sessions met since the last call, published for the control plane
+ * before the horizon store that may name them (worker.h, met). */
+static __rte_noinline void
+sessions_publish(struct hgw_worker *w)
+{
+	_Static_assert(HGW_POS_NAME_LEN == HGW_MOLD_SESSION_LEN,
+		       "a published name is a session name");
+	for (; w->met_pub < w->feed.nsessions; w->met_pub++) {
+		w->met[w->met_pub].key = w->feed.sessions[w->met_pub].key;
+		memcpy(w->met[w->met_pub].name,
+		       w->feed.sessions[w->met_pub].name, HGW_POS_NAME_LEN);
+	}
+}
+
 /* Apply the batch to the book through a cursor (hgw_book_apply_until),
  * which prefetches the order slots of the messages ahead (measured 2x
  * faster than one at a time on these VMs, tests/bench) and comes back
@@ -793,9 +807,11 @@ flush_batch(struct hgw_worker *w)
 	 * plane's membarrier between its announcement and its read of the
 	 * horizons makes that harmless (control.c). Without membarrier
 	 * the fence is here instead. */
+	if (unlikely(w->met_pub != w->feed.nsessions))
+		sessions_publish(w);
 	atomic_store_explicit(&w->shared.horizon,
-			      (uint64_t)(w->batch[last].session + 1) << 56 |
-			      (w->batch[last].seq & HGW_HORIZON_SEQ_MASK),
+			      hgw_pos_word(w->batch[last].session,
+					   w->batch[last].seq),
 			      memory_order_release);
 	if (unlikely(w->ev_fence))
 		atomic_thread_fence(memory_order_seq_cst);
@@ -834,8 +850,8 @@ flush_batch(struct hgw_worker *w)
 		/* release: every order of the batch is on the ring before
 		 * the control plane can see this (control.c, recalls) */
 		atomic_store_explicit(&w->shared.handed,
-				      (uint64_t)(w->batch[last].session + 1) << 56 |
-				      (w->batch[last].seq & HGW_HORIZON_SEQ_MASK),
+				      hgw_pos_word(w->batch[last].session,
+						   w->batch[last].seq),
 				      memory_order_release);
 	w->nbatch = 0;
 }

@@ -108,9 +108,6 @@ struct hgw_recovery {
  * queue is full, and is never held up behind an event not yet due. */
 #define HGW_ANNOUNCE_LEAVE (UINT32_C(1) << 31)
 
-/* shared.horizon: the sequence number bits */
-#define HGW_HORIZON_SEQ_MASK ((UINT64_C(1) << 56) - 1)
-
 /* Decisions a worker remembers for an UNSENT event (a recalled order). */
 #define HGW_PASSED_MAX 4096
 
@@ -358,8 +355,8 @@ struct hgw_worker {
 		 * digest vote, and reads the details after the join. */
 		_Atomic uint32_t halted;
 		/* The last message of the batch the worker is about to
-		 * evaluate (or has evaluated): (session index + 1) << 56 |
-		 * sequence number; 0 before any. Release, stored before the
+		 * evaluate (or has evaluated): hgw_pos_word(session index,
+		 * sequence number); 0 before any. Release, stored before the
 		 * worker looks for announced events; the control plane
 		 * loads it with acquire (after a membarrier) to choose an
 		 * event position that no worker has passed (control.c). */
@@ -526,11 +523,20 @@ struct hgw_worker {
 
 	/* Messages of the current burst, one record each, in order. */
 	uint32_t nbatch;
+	uint32_t met_pub;               /* sessions published (met, below) */
 	struct hgw_batch_msg batch[HGW_WORKER_BATCH];
 	/* The events taken and not yet due (see ev_head): touched per
 	 * event, not per message */
 	struct hgw_event ev_q[HGW_EV_LOCAL];
 	/* ---- Cold from here on ---- */
+	/* The sessions this worker met, in the order it met them, for the
+	 * control plane (hgw_pos_furthest): entry s is written once, before
+	 * the first horizon or handed store that names index s (release),
+	 * and never again, so the control plane reads the entries below the
+	 * index it loaded (acquire) and never feed.sessions, whose lines
+	 * the worker writes per packet. met_pub (hot, beside nbatch): entries
+	 * written. */
+	struct hgw_pos_session met[HGW_FEED_MAX_SESSIONS] __rte_cache_aligned;
 	/* Checkpoints of the digest, read by the control plane
 	 * (hgw_event.h); one write every [run] digest_every messages. */
 	struct hgw_ckpt_ring ckpt __rte_cache_aligned;
