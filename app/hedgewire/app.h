@@ -19,6 +19,7 @@
 #include <rte_log.h>
 #include <rte_mempool.h>
 
+#include "capture.h"
 #include "config.h"
 #include "igmp.h"
 #include "hgw_cli.h"
@@ -95,6 +96,8 @@ struct hgw_app {
 	 * of [rx] port (app_ports_setup) */
 	struct hgw_igmp igmp;
 	uint16_t igmp_queue;
+	/* the [rx] port's captures, checked at start and exit (capture.c) */
+	struct hgw_captures captures;
 };
 
 /* ports.c */

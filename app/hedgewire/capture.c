@@ -28,8 +28,6 @@
 #include "capture.h"
 #include "hgw_cli.h"
 
-#define MAX_CAPTURES 32
-
 /* pcapng block types (draft-ietf-opsawg-pcapng, section 4) and the
  * Section Header's byte-order magic as read in the reader's order */
 #define PCAPNG_SHB 0x0A0D0D0Au
@@ -40,22 +38,16 @@
  * interface's 0 or larger snapshot length is read as this one */
 #define LIBPCAP_MAX_SNAPLEN 262144u
 
-static struct capture {
-	char path[PATH_MAX];
-	/* pcap: the bytes of a record header (16; 24 in the "modified"
-	 * format); 0: pcapng */
-	unsigned int rechdr;
-} files[MAX_CAPTURES];
-static unsigned int nfiles;
-
 static int
-add_file(const char *key __rte_unused, const char *value, void *arg __rte_unused)
+add_file(const char *key __rte_unused, const char *value, void *arg)
 {
-	for (unsigned int i = 0; i < nfiles; i++)
-		if (strcmp(files[i].path, value) == 0)
+	struct hgw_captures *cs = arg;
+
+	for (unsigned int i = 0; i < cs->n; i++)
+		if (strcmp(cs->f[i].path, value) == 0)
 			return 0;	/* the same file on several queues */
-	if (nfiles < MAX_CAPTURES)
-		snprintf(files[nfiles++].path, PATH_MAX, "%s", value);
+	if (cs->n < HGW_CAPTURES_MAX)
+		snprintf(cs->f[cs->n++].path, PATH_MAX, "%s", value);
 	return 0;
 }
 
@@ -195,7 +187,7 @@ check_interfaces(const char *path, int snapshot)
 }
 
 void
-hgw_capture_check_start(uint16_t port)
+hgw_capture_check_start(struct hgw_captures *cs, uint16_t port)
 {
 	struct rte_eth_dev_info info;
 	const struct rte_devargs *da;
@@ -211,10 +203,10 @@ hgw_capture_check_start(uint16_t port)
 	kv = rte_kvargs_parse(da->args, NULL);
 	if (kv == NULL)
 		return;
-	rte_kvargs_process(kv, "rx_pcap", add_file, NULL);
+	rte_kvargs_process(kv, "rx_pcap", add_file, cs);
 	rte_kvargs_free(kv);
-	for (unsigned int i = 0; i < nfiles; i++) {
-		const char *path = files[i].path;
+	for (unsigned int i = 0; i < cs->n; i++) {
+		const char *path = cs->f[i].path;
 		pcap_t *p = pcap_open_offline(path, err);
 		int dlt, snapshot;
 
@@ -229,8 +221,8 @@ hgw_capture_check_start(uint16_t port)
 				    "can be replayed", path,
 				    pcap_datalink_val_to_name(dlt) ?
 				    pcap_datalink_val_to_name(dlt) : "?", dlt);
-		files[i].rechdr = record_header(path);
-		if (files[i].rechdr == 0)
+		cs->f[i].rechdr = record_header(path);
+		if (cs->f[i].rechdr == 0)
 			check_interfaces(path, snapshot);
 	}
 }
@@ -256,7 +248,7 @@ read_error(struct readback *r, const char *why)
 /* Reads capture c to its end through libpcap into r; 0, or -1 if it
  * cannot be opened (err says why). */
 static int
-read_back(const struct capture *c, struct readback *r, char *err)
+read_back(const struct hgw_capture *c, struct readback *r, char *err)
 {
 	pcap_t *p = pcap_open_offline(c->path, err);
 	struct pcap_pkthdr *h;
@@ -304,24 +296,24 @@ read_back(const struct capture *c, struct readback *r, char *err)
 }
 
 unsigned int
-hgw_capture_check_end(FILE *out)
+hgw_capture_check_end(const struct hgw_captures *cs, FILE *out)
 {
 	unsigned int bad = 0;
 
-	for (unsigned int i = 0; i < nfiles; i++) {
+	for (unsigned int i = 0; i < cs->n; i++) {
 		char err[PCAP_ERRBUF_SIZE];
 		struct readback r;
 
-		if (read_back(&files[i], &r, err) != 0) {
+		if (read_back(&cs->f[i], &r, err) != 0) {
 			fprintf(out, "capture %s: cannot read it again: %s\n",
-				files[i].path, err);
+				cs->f[i].path, err);
 			bad++;
 			continue;
 		}
 		if (r.errors == 0)
 			continue;
 		fprintf(out, "capture %s: READ ERROR after frame %" PRIu64
-			": %s", files[i].path, r.first_at, r.first);
+			": %s", cs->f[i].path, r.first_at, r.first);
 		if (r.frames == r.first_at && r.errors == 1)
 			fprintf(out, " (the replay ended there)\n");
 		else	/* net_pcap went on reading */

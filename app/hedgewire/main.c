@@ -421,7 +421,7 @@ main(int argc, char **argv)
 	app_ports_setup(&app);
 	hgw_igmp_init(&app.igmp, conf, app.igmp_queue, app.rx_pool);
 	hgw_pdump_clock(app.rx_pool, conf->rx_port);
-	hgw_capture_check_start(conf->rx_port);
+	hgw_capture_check_start(&app.captures, conf->rx_port);
 	if (conf->rx_mode == HGW_RX_FANOUT)
 		app_fanout_init(&app);
 	app_workers_init(&app);

@@ -582,7 +582,7 @@ report_losses(const struct hgw_app *a)
 	if (t->journal != NULL && (hgw_journal_failed(t->journal) != 0 ||
 					t->journal_errors != 0))
 		status |= EXIT_JOURNAL;
-	if (hgw_capture_check_end(stdout) != 0)
+	if (hgw_capture_check_end(&a->captures, stdout) != 0)
 		status |= EXIT_CAPTURE;
 	return status;
 }
