@@ -25,6 +25,7 @@
 #include "hgw_cli.h"
 #include "hgw_idio.h"
 #include "journal.h"
+#include "opsock.h"
 #include "venue.h"
 #include "worker.h"
 
@@ -98,6 +99,7 @@ struct hgw_app {
 	uint16_t igmp_queue;
 	/* the [rx] port's captures, checked at start and exit (capture.c) */
 	struct hgw_captures captures;
+	struct hgw_opsock opsock;       /* the operator socket (opsock.c) */
 };
 
 /* ports.c */

@@ -251,7 +251,7 @@ control_loop(struct hgw_app *a)
 		uint32_t ended = 1;
 
 		rte_delay_us_sleep(1000);
-		hgw_opsock_poll();	/* the operator's kill switch first */
+		hgw_opsock_poll(&a->opsock); /* the operator's kill switch first */
 		app_nic_clock_refit(a);
 		hgw_ctl_poll();
 		if (a->venue != NULL)
@@ -334,7 +334,7 @@ int
 main(int argc, char **argv)
 {
 	/* the run: what every step sets up and the next one reads */
-	struct hgw_app app = { 0 };
+	struct hgw_app app = { .opsock = { .fd = -1 } };
 	struct hgw_config *conf = &app.conf;
 	const struct app_args *args = &app.args;
 	struct trading *trading = &app.trading;
@@ -438,7 +438,7 @@ main(int argc, char **argv)
 	{
 		char err[PATH_MAX + 128];
 
-		if (hgw_opsock_init(conf->telemetry_group, err,
+		if (hgw_opsock_init(&app.opsock, conf->telemetry_group, err,
 				    sizeof(err)) < 0)
 			die("%s", err);
 	}
@@ -470,7 +470,7 @@ main(int argc, char **argv)
 
 	app.why = control_loop(&app);
 	hgw_igmp_leave(&app.igmp);
-	hgw_opsock_fini();
+	hgw_opsock_fini(&app.opsock);
 	hgw_ctl_close();
 	/* release: no event is posted after the close; the workers' acquire
 	 * fence before their last look at the events (wk_stop_events) */

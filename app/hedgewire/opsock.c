@@ -43,22 +43,19 @@
 #define OPSOCK_CMD_MAX 64
 #define KILL_CMD "/hgw/risk/kill"
 
-static struct {
-	int fd;
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	uint64_t taken, refused, unanswered;
-} op = { .fd = -1 };
-
 int
-hgw_opsock_init(const char *group, char *err, size_t errlen)
+hgw_opsock_init(struct hgw_opsock *op, const char *group, char *err,
+		size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	const char *dir = rte_eal_get_runtime_dir();
 	struct group *g = NULL;
 	struct stat st;
 
-	if ((size_t)snprintf(op.path, sizeof(op.path), "%s/%s", dir,
-			     HGW_OPSOCK_NAME) >= sizeof(op.path)) {
+	memset(op, 0, sizeof(*op));
+	op->fd = -1;
+	if ((size_t)snprintf(op->path, sizeof(op->path), "%s/%s", dir,
+			     HGW_OPSOCK_NAME) >= sizeof(op->path)) {
 		snprintf(err, errlen, "operator socket: the runtime directory "
 			 "%s is too long for a socket path (--file-prefix)", dir);
 		return -1;
@@ -70,27 +67,27 @@ hgw_opsock_init(const char *group, char *err, size_t errlen)
 	}
 	/* one left by an earlier run with this prefix that ended without
 	 * removing it: the EAL lets no other primary run with it now */
-	if (lstat(op.path, &st) == 0) {
+	if (lstat(op->path, &st) == 0) {
 		if (!S_ISSOCK(st.st_mode)) {
 			snprintf(err, errlen, "operator socket %s: exists and "
-				 "is not a socket", op.path);
+				 "is not a socket", op->path);
 			return -1;
 		}
-		unlink(op.path);
+		unlink(op->path);
 	}
-	op.fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-	memcpy(sun.sun_path, op.path, sizeof(sun.sun_path));
+	op->fd = socket(AF_UNIX, SOCK_DGRAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	memcpy(sun.sun_path, op->path, sizeof(sun.sun_path));
 	/* the runtime directory is its owner's (0700), or 0750 and the
 	 * group's: nobody else reaches the socket before its mode is set */
-	if (op.fd < 0 ||
-	    bind(op.fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
-	    chmod(op.path, g != NULL ? 0660 : 0600) != 0 ||
-	    (g != NULL && chown(op.path, (uid_t)-1, g->gr_gid) != 0)) {
-		snprintf(err, errlen, "operator socket %s: %s", op.path,
+	if (op->fd < 0 ||
+	    bind(op->fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+	    chmod(op->path, g != NULL ? 0660 : 0600) != 0 ||
+	    (g != NULL && chown(op->path, (uid_t)-1, g->gr_gid) != 0)) {
+		snprintf(err, errlen, "operator socket %s: %s", op->path,
 			 strerror(errno));
-		if (op.fd >= 0)
-			close(op.fd);
-		op.fd = -1;
+		if (op->fd >= 0)
+			close(op->fd);
+		op->fd = -1;
 		return -1;
 	}
 	return 0;
@@ -121,7 +118,7 @@ json_str(char *out, size_t len, const char *s)
 
 /* Run one command; its answer (JSON, as telemetry's) in out. */
 static void
-run_cmd(const char *cmd, char *out, size_t len)
+run_cmd(struct hgw_opsock *op, const char *cmd, char *out, size_t len)
 {
 	struct hgw_kill_answer a;
 	char s1[64], s2[sizeof(a.err) * 6 + 3];
@@ -135,17 +132,17 @@ run_cmd(const char *cmd, char *out, size_t len)
 		if (strcmp(p, "0") != 0 && strcmp(p, "1") != 0) {
 			snprintf(out, len, "{\"" KILL_CMD "\":\"usage: "
 				 KILL_CMD "[,0|1]\"}");
-			op.refused++;
+			op->refused++;
 			return;
 		}
 		set = p[0] == '1';
 	} else {
 		snprintf(out, len, "{\"error\":\"unknown command: this socket "
 			 "takes " KILL_CMD "[,0|1] only\"}");
-		op.refused++;
+		op->refused++;
 		return;
 	}
-	op.taken++;
+	op->taken++;
 	if (hgw_ctl_kill_op(set, &a) != 0) {
 		json_str(s2, sizeof(s2), a.err);
 		snprintf(out, len, "{\"" KILL_CMD "\":{\"error\":%s}}", s2);
@@ -163,9 +160,9 @@ run_cmd(const char *cmd, char *out, size_t len)
 }
 
 void
-hgw_opsock_poll(void)
+hgw_opsock_poll(struct hgw_opsock *op)
 {
-	if (op.fd < 0)
+	if (op->fd < 0)
 		return;
 	for (int i = 0; i < OPSOCK_BURST; i++) {
 		char buf[OPSOCK_CMD_MAX + 1], ans[1024];
@@ -174,7 +171,7 @@ hgw_opsock_poll(void)
 		ssize_t n;
 
 		/* MSG_TRUNC: the datagram's whole length, even if longer */
-		n = recvfrom(op.fd, buf, sizeof(buf) - 1,
+		n = recvfrom(op->fd, buf, sizeof(buf) - 1,
 			     MSG_DONTWAIT | MSG_TRUNC,
 			     (struct sockaddr *)&from, &flen);
 		if (n < 0)
@@ -182,7 +179,7 @@ hgw_opsock_poll(void)
 		if ((size_t)n > sizeof(buf) - 1) {
 			snprintf(ans, sizeof(ans), "{\"error\":\"command too "
 				 "long (over %u bytes)\"}", OPSOCK_CMD_MAX);
-			op.refused++;
+			op->refused++;
 		} else {
 			buf[n] = '\0';
 			if (n > 0 && buf[n - 1] == '\n')  /* echo ... | */
@@ -190,28 +187,28 @@ hgw_opsock_poll(void)
 			if (strlen(buf) != (size_t)n) {
 				snprintf(ans, sizeof(ans), "{\"error\":\"a NUL "
 					 "byte in the command\"}");
-				op.refused++;
+				op->refused++;
 			} else {
-				run_cmd(buf, ans, sizeof(ans));
+				run_cmd(op, buf, ans, sizeof(ans));
 			}
 		}
 		/* an unbound sender has no address to answer to */
 		if (flen <= sizeof(sa_family_t) ||
-		    sendto(op.fd, ans, strlen(ans), MSG_DONTWAIT | MSG_NOSIGNAL,
+		    sendto(op->fd, ans, strlen(ans), MSG_DONTWAIT | MSG_NOSIGNAL,
 			   (struct sockaddr *)&from, flen) < 0)
-			op.unanswered++;
+			op->unanswered++;
 	}
 }
 
 void
-hgw_opsock_fini(void)
+hgw_opsock_fini(struct hgw_opsock *op)
 {
-	if (op.fd < 0)
+	if (op->fd < 0)
 		return;
-	close(op.fd);
-	op.fd = -1;
-	unlink(op.path);
+	close(op->fd);
+	op->fd = -1;
+	unlink(op->path);
 	RTE_LOG(INFO, HGW_APP, "operator socket: %" PRIu64 " commands run, %"
 		PRIu64 " refused, %" PRIu64 " answers not delivered\n",
-		op.taken, op.refused, op.unanswered);
+		op->taken, op->refused, op->unanswered);
 }
