@@ -25,6 +25,7 @@
 #include "hgw_cli.h"
 #include "hgw_idio.h"
 #include "journal.h"
+#include "relay.h"
 #include "opsock.h"
 #include "venue.h"
 #include "worker.h"
@@ -90,6 +91,7 @@ struct hgw_app {
 	struct hgw_txlcore *txlcore;    /* app_trading_init (tx-lcore) */
 	struct hgw_fanout *fanout;      /* app_fanout_init (fanout) */
 	struct hgw_venue *venue;        /* [venue] session (tx-lcore) */
+	struct hgw_relay *relay;        /* [venue] downstream (relay.c) */
 	struct app_nic_clock nic;       /* app_nic_clock_init */
 	struct hgw_idio_cpu idio_cpu;   /* app_idio_init */
 	enum stop_reason why;           /* the control loop's */

@@ -256,7 +256,7 @@ control_loop(struct hgw_app *a)
 		hgw_ctl_poll();
 		if (a->venue != NULL)
 			hgw_venue_ctl_poll(a->venue);
-		hgw_relay_poll(0);
+		hgw_relay_poll(a->relay, 0);
 		journal_tick(c, &a->trading);
 		if (signalled)
 			return STOP_SIGNAL;
@@ -445,7 +445,7 @@ main(int argc, char **argv)
 	hgw_stats_tel_init(app.w, conf->workers, app.txlcore,
 			   conf->latency_bits);
 	if (app.trade)
-		hgw_relay_init(conf);
+		app.relay = hgw_relay_init(conf);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf->rx_port, conf->workers, hgw_book_memsize(&conf->book) >> 20,
 		app.trade ? ", trading" : ", feed only");
@@ -460,8 +460,7 @@ main(int argc, char **argv)
 		die("cannot launch the TX lcore %u", app.txl_lcore);
 	if (app.venue != NULL)
 		hgw_venue_wait_up(app.venue, conf->venue_dead_ms);
-	if (app.trade)
-		hgw_relay_wait_keyed(conf->venue_dead_ms);
+	hgw_relay_wait_keyed(app.relay, conf->venue_dead_ms);
 	for (uint32_t i = 0; i < conf->workers; i++)
 		if (rte_eal_remote_launch(hgw_worker_main, app.w[i],
 					  app.w[i]->lcore) != 0)
@@ -524,7 +523,7 @@ main(int argc, char **argv)
 			rte_ring_free(app.txlcore->rings[i]);
 	}
 	hgw_venue_fini(app.venue);
-	hgw_relay_fini();
+	hgw_relay_fini(app.relay);
 	hgw_ctl_fini();
 	for (uint32_t i = 0; i < conf->workers; i++)
 		rte_free(app.w[i]);

@@ -25,17 +25,21 @@
 /* 1 when [venue] is set with [run] dedup = downstream. */
 int hgw_relay_wanted(const struct hgw_config *c);
 
-/* Start-up, after the ports: the pool, the journal. Exits with one line. */
-void hgw_relay_init(const struct hgw_config *c);
+struct hgw_relay;
+
+/* Start-up, after the ports: the pool, the journal. Exits with one line.
+ * NULL when the run has no relay (!hgw_relay_wanted): every function
+ * below then does nothing. */
+struct hgw_relay *hgw_relay_init(const struct hgw_config *c);
 
 /* Control lcore, every poll (and once after the join, close = 1: to the
  * journal only). */
-void hgw_relay_poll(int close);
+void hgw_relay_poll(struct hgw_relay *r, int close);
 
 /* Main lcore, before the workers start: our hello until hgw-dedup
  * answers, at most ms ([venue] dead_ms); without an answer the kill
  * switch goes on (said in one line): nothing it relays could be taken. */
-void hgw_relay_wait_keyed(uint32_t ms);
+void hgw_relay_wait_keyed(struct hgw_relay *r, uint32_t ms);
 
 /* After the join and the last relay reads, before the port closes: a
  * 'B' to hgw-dedup, which answers with 'b', its last datagram, and polls
@@ -44,12 +48,12 @@ void hgw_relay_wait_keyed(uint32_t ms);
  * that may be polling it, which faults the peer. Waits at most 1 s to
  * send 'B' and 3 s for 'b'; says so on stderr when hgw-dedup did not
  * answer. */
-void hgw_relay_leave(void);
+void hgw_relay_leave(struct hgw_relay *r);
 
 /* After the join: counters. Returns what went wrong that the replicas
  * could not be told of (0: none). */
-uint64_t hgw_relay_report(FILE *out);
+uint64_t hgw_relay_report(const struct hgw_relay *r, FILE *out);
 
-void hgw_relay_fini(void);
+void hgw_relay_fini(struct hgw_relay *r);
 
 #endif /* HGW_APP_RELAY_H */

@@ -328,15 +328,15 @@ report_orders(const struct hgw_app *a)
 			status |= EXIT_ORDERS;
 		}
 	}
-	if (trade && hgw_relay_wanted(c)) {
+	if (a->relay != NULL) {
 		/* what hgw-dedup still relays (answers to the last orders)
 		 * goes to the journal only: 500 ms */
 		for (int i = 0; i < 50; i++) {
-			hgw_relay_poll(1);
+			hgw_relay_poll(a->relay, 1);
 			rte_delay_us_sleep(10000);
 		}
-		hgw_relay_leave();
-		if (hgw_relay_report(stdout) != 0) {
+		hgw_relay_leave(a->relay);
+		if (hgw_relay_report(a->relay, stdout) != 0) {
 			fprintf(stderr, "hedgewire: venue: unsent orders the "
 				"replicas could not take back\n");
 			status |= EXIT_ORDERS;
