@@ -479,7 +479,7 @@ main(int argc, char **argv)
 		 * cancels a kill owes among them) only while the answer ring
 		 * has room: they go on to the journal (no event goes after
 		 * the close) until it is done */
-		hgw_venue_ctl_close();
+		hgw_venue_ctl_close(&app.venue->ctl);
 		while (rte_eal_get_lcore_state(app.txl_lcore) == RUNNING) {
 			hgw_venue_ctl_poll(app.venue);
 			rte_delay_us_sleep(1000);

@@ -51,6 +51,7 @@ struct hgw_relay {
 	uint64_t lost_kills, kills_out;
 	uint64_t contradictions;         /* 'C' from hgw-dedup */
 	uint64_t earlier_open;           /* 'O' from hgw-dedup */
+	struct hgw_venue_ctl vctl;       /* the venue journal, the posts */
 };
 
 int
@@ -107,7 +108,7 @@ hgw_relay_init(const struct hgw_config *c)
 	if (getrandom(r->nh, sizeof(r->nh), 0) != (ssize_t)sizeof(r->nh))
 		die("cannot draw the relay's nonce: %s", strerror(errno));
 	r->kills_seen = r->kills_sent = hgw_ctl_kills();
-	hgw_venue_ctl_open(c);
+	hgw_venue_ctl_open(&r->vctl, c);
 	printf("venue: downstream: hgw-dedup owns the session; its relay is "
 	       "read on [order] port %u RX queue 0, kills go out on TX queue "
 	       "%u\n", r->port, r->txq);
@@ -165,7 +166,7 @@ take_seq(struct hgw_relay *r, const uint8_t *b, size_t blen, int close)
 	}
 	r->seqd++;
 	/* the same path as tx-lcore mode's: journal, then every replica */
-	hgw_venue_ctl_take(&m);
+	hgw_venue_ctl_take(&r->vctl, &m);
 }
 
 static void
@@ -437,7 +438,7 @@ hgw_relay_poll(struct hgw_relay *r, int close)
 	} else {
 		/* the replicas have stopped: what still comes is journalled
 		 * only, never posted (a post would fail: not running) */
-		hgw_venue_ctl_close();
+		hgw_venue_ctl_close(&r->vctl);
 	}
 	/* no more datagrams than the replicas' event queues can take now
 	 * (each is at most one event): the rest wait on the port's RX ring */
@@ -454,7 +455,7 @@ hgw_relay_poll(struct hgw_relay *r, int close)
 			rte_pktmbuf_free(m[i]);
 		}
 	}
-	hgw_venue_ctl_flush();
+	hgw_venue_ctl_flush(&r->vctl);
 }
 
 void
@@ -490,7 +491,7 @@ hgw_relay_leave(struct hgw_relay *r)
 }
 
 uint64_t
-hgw_relay_report(const struct hgw_relay *r, FILE *out)
+hgw_relay_report(struct hgw_relay *r, FILE *out)
 {
 	uint64_t dropped = 0;
 
@@ -522,7 +523,7 @@ hgw_relay_report(const struct hgw_relay *r, FILE *out)
 		r->kills_out, r->tx_retries, r->lost_kills,
 		r->contradictions, r->earlier_open, r->keyed ? "yes" : "no",
 		r->hellos_sent, r->hello_bad, r->before_key, r->dedup_left ? "yes" : "no");
-	hgw_venue_ctl_report(out, 1);
+	hgw_venue_ctl_report(&r->vctl, out, 1);
 	return r->unsent_failed + r->unsent_unknown;
 }
 
@@ -531,7 +532,7 @@ hgw_relay_fini(struct hgw_relay *r)
 {
 	if (r == NULL)
 		return;
-	hgw_venue_ctl_fini();
+	hgw_venue_ctl_fini(&r->vctl);
 	rte_mempool_free(r->pool);
 	free(r);
 }

@@ -52,7 +52,7 @@ void hgw_relay_leave(struct hgw_relay *r);
 
 /* After the join: counters. Returns what went wrong that the replicas
  * could not be told of (0: none). */
-uint64_t hgw_relay_report(const struct hgw_relay *r, FILE *out);
+uint64_t hgw_relay_report(struct hgw_relay *r, FILE *out);
 
 void hgw_relay_fini(struct hgw_relay *r);
 

@@ -48,13 +48,6 @@ static const char *const unsent_names[] = {
 #undef HGW_VENUE_X
 };
 
-static FILE *journal;
-static char journal_path[300];
-static uint64_t ctl_lost_seen;
-static uint64_t ctl_posted, ctl_not_posted, ctl_journal_errors;
-static uint64_t ctl_lost_calls;
-static int ctl_closed;          /* after the join: journal only */
-
 static inline uint64_t
 venue_ns(const struct hgw_venue *v, uint64_t tsc)
 {
@@ -76,32 +69,34 @@ state_map(const char *path, uint64_t *floor)
 
 /* The journal of the venue's messages: a new file every run. */
 static void
-journal_open(const char *path)
+journal_open(struct hgw_venue_ctl *vc, const char *path)
 {
 	for (int i = 0; i < 1000; i++) {
 		int fd;
 
 		if (i == 0)
-			snprintf(journal_path, sizeof(journal_path), "%s", path);
+			snprintf(vc->journal_path, sizeof(vc->journal_path),
+				 "%s", path);
 		else
-			snprintf(journal_path, sizeof(journal_path), "%s.%d",
-				 path, i);
+			snprintf(vc->journal_path, sizeof(vc->journal_path),
+				 "%s.%d", path, i);
 		/* O_EXCL: never an earlier journal overwritten, nor a
 		 * symbolic link followed; 0640: fills are not for every
 		 * user */
-		fd = open(journal_path, O_WRONLY | O_CREAT | O_EXCL |
+		fd = open(vc->journal_path, O_WRONLY | O_CREAT | O_EXCL |
 			  O_NOFOLLOW | O_CLOEXEC, 0640);
 		if (fd < 0 && errno == EEXIST)
 			continue;
 		if (fd < 0)
 			die("[venue] journal: cannot create '%s': %s",
-			    journal_path, strerror(errno));
-		journal = fdopen(fd, "w");
-		if (journal == NULL)
-			die("[venue] journal: '%s': %s", journal_path,
+			    vc->journal_path, strerror(errno));
+		vc->journal = fdopen(fd, "w");
+		if (vc->journal == NULL)
+			die("[venue] journal: '%s': %s", vc->journal_path,
 			    strerror(errno));
-		fprintf(journal, "# hedgewire venue journal: seq rx_unix_ns "
-			"type user_ref qty price match reason len hex\n");
+		fprintf(vc->journal, "# hedgewire venue journal: seq "
+			"rx_unix_ns type user_ref qty price match reason len "
+			"hex\n");
 		return;
 	}
 	die("[venue] journal: '%s' and 999 numbered files after it exist",
@@ -206,7 +201,7 @@ hgw_venue_init(const struct hgw_config *c)
 		    "%u)", c->venue_max_ops, c->venue_max_ops_symbol);
 	hgw_hist_init_precision(&v->send_lat, c->latency_bits);
 	if (c->venue_journal[0] != '\0')
-		journal_open(c->venue_journal);
+		journal_open(&v->ctl, c->venue_journal);
 	v->hz = rte_get_tsc_hz();
 	v->ns_per_tsc = 1e9 / (double)v->hz;
 	v->poll_tsc = v->hz / (1000000000 / VENUE_POLL_NS);
@@ -223,7 +218,7 @@ hgw_venue_init(const struct hgw_config *c)
 	       c->venue_heartbeat_ms, c->venue_dead_ms, c->venue_reconnect_ms,
 	       v->g.floor, v->soup.next_seq, c->venue_state_file, v->state->day, v->g.cap_total,
 	       v->g.cap_symbol, v->cancel_on_disconnect ? "yes" : "no",
-	       journal != NULL ? journal_path : "none");
+	       v->ctl.journal != NULL ? v->ctl.journal_path : "none");
 	return v;
 }
 
@@ -593,45 +588,45 @@ hgw_venue_stop(struct hgw_venue *v, struct hgw_txlcore *t)
 /* ---- control lcore ------------------------------------------------------ */
 
 static void
-journal_line(const struct hgw_venue_msg *m)
+journal_line(struct hgw_venue_ctl *vc, const struct hgw_venue_msg *m)
 {
 	size_t n = m->len < HGW_VENUE_RAW ? m->len : HGW_VENUE_RAW;
 
-	if (journal == NULL)
+	if (vc->journal == NULL)
 		return;
-	fprintf(journal, "%" PRIu64 " %" PRIu64 " %c %" PRIu32 " %" PRIu32
+	fprintf(vc->journal, "%" PRIu64 " %" PRIu64 " %c %" PRIu32 " %" PRIu32
 		" %" PRIu64 " %" PRIu64 " %u %u ", m->a.seq, m->rx_ns,
 		m->a.type >= 0x21 && m->a.type < 0x7f ? m->a.type : '?',
 		m->a.user_ref, m->a.qty, m->a.price, m->a.match, m->a.reason,
 		m->len);
 	for (size_t i = 0; i < n; i++)
-		fprintf(journal, "%02x", m->raw[i]);
-	if (fprintf(journal, "%s\n", m->ok ? "" : " BAD") < 0)
-		ctl_journal_errors++;
+		fprintf(vc->journal, "%02x", m->raw[i]);
+	if (fprintf(vc->journal, "%s\n", m->ok ? "" : " BAD") < 0)
+		vc->journal_errors++;
 }
 
 void
-hgw_venue_ctl_take(const struct hgw_venue_msg *m)
+hgw_venue_ctl_take(struct hgw_venue_ctl *vc, const struct hgw_venue_msg *m)
 {
-	journal_line(m);
-	if (m->ok && m->lie.lie != HGW_VGATE_LIE_NONE && ctl_closed)
+	journal_line(vc, m);
+	if (m->ok && m->lie.lie != HGW_VGATE_LIE_NONE && vc->closed)
 		/* after the replicas stopped: no kill to set, but the run
 		 * still says so, and its exit status */
 		hgw_ctl_contradicted(&m->lie);
-	if (ctl_closed)
+	if (vc->closed)
 		return;
 	if (!m->ok) {
 		/* an answer the replicas cannot take: they would miss what
 		 * it says, so stop trading */
-		ctl_not_posted++;
-		ctl_lost_calls++;
+		vc->not_posted++;
+		vc->lost_calls++;
 		hgw_ctl_session_lost();
 		return;
 	}
 	if (hgw_ctl_venue_answer(&m->a) == 0)
-		ctl_posted++;
+		vc->posted++;
 	else
-		ctl_not_posted++;
+		vc->not_posted++;
 	if (m->lie.lie != HGW_VGATE_LIE_NONE)
 		/* after the answer itself: every replica takes it, then
 		 * the kill */
@@ -639,51 +634,52 @@ hgw_venue_ctl_take(const struct hgw_venue_msg *m)
 }
 
 void
-hgw_venue_ctl_close(void)
+hgw_venue_ctl_close(struct hgw_venue_ctl *vc)
 {
-	ctl_closed = 1;
+	vc->closed = 1;
 }
 
 void
-hgw_venue_ctl_open(const struct hgw_config *c)
+hgw_venue_ctl_open(struct hgw_venue_ctl *vc, const struct hgw_config *c)
 {
-	if (c->venue_journal[0] != '\0' && journal == NULL)
-		journal_open(c->venue_journal);
+	if (c->venue_journal[0] != '\0' && vc->journal == NULL)
+		journal_open(vc, c->venue_journal);
 }
 
 int
-hgw_venue_ctl_flush(void)
+hgw_venue_ctl_flush(struct hgw_venue_ctl *vc)
 {
-	if (journal != NULL && fflush(journal) != 0) {
-		ctl_journal_errors++;
+	if (vc->journal != NULL && fflush(vc->journal) != 0) {
+		vc->journal_errors++;
 		return -1;
 	}
 	return 0;
 }
 
 void
-hgw_venue_ctl_report(FILE *out, int close)
+hgw_venue_ctl_report(struct hgw_venue_ctl *vc, FILE *out, int close)
 {
-	ctl_closed |= close;
+	vc->closed |= close;
 	fprintf(out, "venue: relayed messages to the replicas %" PRIu64
-		", not taken %" PRIu64 ", journal %s%s\n", ctl_posted,
-		ctl_not_posted, journal != NULL ? journal_path : "none",
-		ctl_journal_errors ? " (WRITE ERRORS)" : "");
+		", not taken %" PRIu64 ", journal %s%s\n", vc->posted,
+		vc->not_posted, vc->journal != NULL ? vc->journal_path : "none",
+		vc->journal_errors ? " (WRITE ERRORS)" : "");
 }
 
 void
-hgw_venue_ctl_fini(void)
+hgw_venue_ctl_fini(struct hgw_venue_ctl *vc)
 {
-	if (journal != NULL)
-		fclose(journal);
-	journal = NULL;
+	if (vc->journal != NULL)
+		fclose(vc->journal);
+	vc->journal = NULL;
 }
 
 void
 hgw_venue_ctl_poll(struct hgw_venue *v)
 {
+	struct hgw_venue_ctl *vc = &v->ctl;
 	struct hgw_venue_msg m[32];
-	unsigned int n, room = ctl_closed ? UINT_MAX : hgw_ctl_event_room();
+	unsigned int n, room = vc->closed ? UINT_MAX : hgw_ctl_event_room();
 	uint64_t done = 0;
 	/* acquire: pairs with the TX lcore's release of the new count */
 	uint32_t lost = atomic_load_explicit(&v->shared.lost,
@@ -698,20 +694,20 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 						   NULL)) != 0) {
 		room -= n;
 		for (unsigned int i = 0; i < n; i++) {
-			hgw_venue_ctl_take(&m[i]);
+			hgw_venue_ctl_take(vc, &m[i]);
 			done = m[i].a.seq;
 		}
 	}
-	if (journal != NULL && fflush(journal) != 0)
-		ctl_journal_errors++;
+	if (vc->journal != NULL && fflush(vc->journal) != 0)
+		vc->journal_errors++;
 	else if (done != 0)
 		/* in the file (the kernel's: a SIGKILL keeps it) and with the
 		 * replicas: a restart asks for the message after it */
 		atomic_store_explicit(&v->state->done_seq, done,
 				      memory_order_relaxed);
-	if (lost != ctl_lost_seen && !ctl_closed) {
-		ctl_lost_seen = lost;
-		ctl_lost_calls++;
+	if (lost != vc->lost_seen && !vc->closed) {
+		vc->lost_seen = lost;
+		vc->lost_calls++;
 		hgw_ctl_session_lost();
 	}
 }
@@ -759,7 +755,7 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 			RTE_MAX(v->held_max, rte_rdtsc() - v->held_since);
 
 	/* what came after the replicas stopped goes to the journal only */
-	ctl_closed = 1;
+	v->ctl.closed = 1;
 	hgw_venue_ctl_poll(v);
 	fprintf(out, "venue: orders sent %" PRIu64 ", UserRefNum last %" PRIu64
 		", connects %" PRIu64 " (failed %" PRIu64 "), logins %" PRIu64
@@ -784,10 +780,10 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		PRIu64 "), to the replicas %" PRIu64 ", not taken %" PRIu64
 		", reads held back (answer ring short of room) %" PRIu64
 		" polls (longest hold %.0f ms), journal %s%s\n", v->msgs,
-		v->answers_bad, v->answers_lost, ctl_posted, ctl_not_posted,
+		v->answers_bad, v->answers_lost, v->ctl.posted, v->ctl.not_posted,
 		v->reads_held, (double)held * 1e3 / (double)v->hz,
-		journal != NULL ? journal_path : "none",
-		ctl_journal_errors ? " (WRITE ERRORS)" : "");
+		v->ctl.journal != NULL ? v->ctl.journal_path : "none",
+		v->ctl.journal_errors ? " (WRITE ERRORS)" : "");
 	fprintf(out, "venue: soupbin heartbeats sent %" PRIu64 " received %"
 		PRIu64 ", duplicates %" PRIu64 ", malformed %" PRIu64
 		", unknown %" PRIu64 ", out-of-sequence %" PRIu64
@@ -800,7 +796,7 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		", cancelled by the venue after a kill %" PRIu64 " (%" PRIu64
 		" shares), session-lost kills %" PRIu64 "\n", v->kills,
 		v->cancels_sent, v->venue_cancelled, v->venue_cancelled_qty,
-		ctl_lost_calls);
+		v->ctl.lost_calls);
 	if (v->tcp != NULL)
 		tcp_report(v->tcp, v->tcp_offload, out);
 	if (v->unacked_stop != 0)
@@ -822,9 +818,7 @@ hgw_venue_fini(struct hgw_venue *v)
 {
 	if (v == NULL)
 		return;
-	if (journal != NULL)
-		fclose(journal);
-	journal = NULL;
+	hgw_venue_ctl_fini(&v->ctl);
 	hgw_vgate_state_unmap(v->state);
 	hgw_soup_fini(&v->soup);
 	hgw_tcp_free(v->tcp);

@@ -63,6 +63,18 @@ struct hgw_venue_msg {
 };
 _Static_assert(sizeof(struct hgw_venue_msg) % 8 == 0, "ring element size");
 
+/* The control lcore's side of a venue session (tx-lcore: struct
+ * hgw_venue's; downstream: the relay's): the venue journal and what went
+ * to the replicas. */
+struct hgw_venue_ctl {
+	FILE *journal;
+	char journal_path[300];
+	uint64_t lost_seen;             /* shared.lost last acted on */
+	uint64_t posted, not_posted, journal_errors;
+	uint64_t lost_calls;            /* session-lost kills asked for */
+	int closed;                     /* after the join: journal only */
+};
+
 struct hgw_venue {
 	/* Written by the TX lcore, read live by the control lcore. */
 	struct {
@@ -78,6 +90,9 @@ struct hgw_venue {
 		 * Login Rejected); relaxed, as up. */
 		_Atomic uint32_t ended;
 	} shared __rte_cache_aligned;
+
+	/* The control lcore's alone. */
+	struct hgw_venue_ctl ctl;
 
 	/* TX lcore only from here (the control lcore reads the counters
 	 * after the join). */
@@ -158,18 +173,19 @@ void hgw_venue_ctl_poll(struct hgw_venue *v);
  * replica (hgw_ctl_venue_answer); one that did not decode is a kill.
  * The tx-lcore path (hgw_venue_ctl_poll) and the downstream relay
  * (relay.c) both come here. */
-void hgw_venue_ctl_take(const struct hgw_venue_msg *m);
+void hgw_venue_ctl_take(struct hgw_venue_ctl *vc,
+			const struct hgw_venue_msg *m);
 
 /* Downstream relay: open [venue] journal (start-up), flush it (control
  * lcore, every poll: 0 or -1), print the control side's counters (close:
  * from now on to the journal only), close it. */
-void hgw_venue_ctl_open(const struct hgw_config *c);
+void hgw_venue_ctl_open(struct hgw_venue_ctl *vc, const struct hgw_config *c);
 /* Control lcore: the replicas have stopped; venue messages from now on
  * are journalled only. */
-void hgw_venue_ctl_close(void);
-int hgw_venue_ctl_flush(void);
-void hgw_venue_ctl_report(FILE *out, int close);
-void hgw_venue_ctl_fini(void);
+void hgw_venue_ctl_close(struct hgw_venue_ctl *vc);
+int hgw_venue_ctl_flush(struct hgw_venue_ctl *vc);
+void hgw_venue_ctl_report(struct hgw_venue_ctl *vc, FILE *out, int close);
+void hgw_venue_ctl_fini(struct hgw_venue_ctl *vc);
 
 /* After the join: the session's counters. Returns what went wrong that
  * the replicas could not be told of: venue messages lost on their way,
