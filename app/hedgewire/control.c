@@ -92,7 +92,7 @@ worker_took(struct hgw_ctl *ct, uint32_t i, uint64_t id)
 }
 
 /* Free the patches every worker they were sent to has taken (under
- * ctl.lock). A worker out of the race or halted still takes the events
+ * ct->lock). A worker out of the race or halted still takes the events
  * on its queue, and reads their patches then: it is waited for. */
 void
 ctl_patches_reap(struct hgw_ctl *ct)
@@ -201,7 +201,7 @@ static void leave(struct hgw_ctl *ct, uint32_t i,
 		  enum hgw_leave_reason why, const struct hgw_ckpt *at);
 
 /* Send an event to every live worker, stamped with its position, under
- * ctl.lock. 0, or -1 with err set (nothing was sent). A worker whose
+ * ct->lock. 0, or -1 with err set (nothing was sent). A worker whose
  * queue is full takes no events any more: it leaves the race, and the
  * event goes to the others (a kill switch is never refused for one
  * stuck worker). */
@@ -301,108 +301,7 @@ ctl_post(struct hgw_ctl *ct, struct hgw_event *e, uint32_t patch_count,
 	return 0;
 }
 
-static void unsent_post(struct hgw_ctl *ct);
-
-/* Has worker j handed every order decided before position (key, seq)
- * to the TX lcore? */
-static int
-handed_before(struct hgw_ctl *ct, uint32_t j, uint64_t key, uint64_t seq)
-{
-	/* acquire: pairs with the worker's release after its enqueues
-	 * (the TX lcore's drain after our release of recall_end sees
-	 * them); the sessions it published (met) up to the index are
-	 * visible too */
-	uint64_t h = atomic_load_explicit(&ct->w[j]->shared.handed,
-					  memory_order_acquire);
-	uint32_t s;
-	uint64_t q;
-
-	if (key == 0)
-		return 1;	/* before the first message: nothing decided */
-	/* handed the message just before seq, or later */
-	return hgw_pos_decode(h, HGW_FEED_MAX_SESSIONS, &s, &q) &&
-	       hgw_pos_at_or_past(ct->w[j]->met, s, q + 1, key, seq);
-}
-
-/* The kill switch's recall, one step (under ctl.lock): once some worker
- * has handed over every order decided before the latest kill's position,
- * the TX lcore is told to end the recall; once it has, every order it
- * took off is posted as UNSENT. 1 when no recall is left to finish. */
-static int
-recall_step(struct hgw_ctl *ct)
-{
-	if (ct->txl == NULL || ct->closed || ct->recall_done == ct->recall_want)
-		return 1;
-	if (ct->recall_told != ct->recall_want) {
-		/* a replica out of the race may have decided otherwise:
-		 * only the racing ones vouch for the others' orders */
-		for (uint32_t j = 0; j < ct->n; j++)
-			if (!(ct->left_mask & (1u << j)) &&
-			    handed_before(ct, j, ct->recall_key, ct->recall_seq)) {
-				ct->recall_told = ct->recall_want;
-				/* release: our acquire of handed above
-				 * happens-before the TX lcore's drain */
-				atomic_store_explicit(&ct->txl->recall_end,
-						      ct->recall_want,
-						      memory_order_release);
-				break;
-			}
-		if (ct->recall_told != ct->recall_want)
-			return 0;
-	}
-	/* acquire: pairs with the TX lcore's release after it put the
-	 * last recalled order on the recalled ring */
-	if (atomic_load_explicit(&ct->txl->recall_ended,
-				 memory_order_acquire) != ct->recall_want)
-		return 0;
-	unsent_post(ct);
-	if (rte_ring_count(ct->txl->recalled) != 0)
-		return 0;	/* no room in the event queues yet */
-	ct->recall_done = ct->recall_want;
-	return 1;
-}
-
-/* The kill switch goes off only after its recall has ended and every
- * order it took off is posted: a replica that decided with the switch
- * off while an UNSENT was still to come would count on an order that
- * never left. Waits (lock released) at most a second: normally the time
- * for the fastest worker to finish its batch. */
-static int
-recall_wait(struct hgw_ctl *ct, char *err, size_t errlen)
-{
-	uint64_t t0 = rte_get_timer_cycles(), hz = rte_get_timer_hz(), us;
-	uint32_t gen = ct->kill_gen;
-
-	if (recall_step(ct))
-		return 0;
-	do {
-		if (rte_get_timer_cycles() - t0 > hz) {
-			snprintf(err, errlen, "kept on: its recall has not "
-				 "ended in 1 s (%s)",
-				 ct->recall_told != ct->recall_want ?
-				 "no racing replica reached its position" :
-				 "the orders it took are not all posted");
-			return -1;
-		}
-		pthread_mutex_unlock(&ct->lock);
-		rte_delay_us_sleep(100);
-		pthread_mutex_lock(&ct->lock);
-		if (ct->kill_gen != gen) {
-			/* a later stop (an operator, the journal, the venue
-			 * session) is not undone by an earlier request */
-			snprintf(err, errlen, "kept on: the kill switch was "
-				 "set again while this waited for its recall");
-			return -1;
-		}
-	} while (!recall_step(ct));
-	us = (rte_get_timer_cycles() - t0) * 1000000 / hz;
-	ct->recall_waits++;
-	if (us > ct->recall_wait_max_us)
-		ct->recall_wait_max_us = us;
-	return 0;
-}
-
-/* Set or clear the kill switch in every replica (under ctl.lock). */
+/* Set or clear the kill switch in every replica (under ct->lock). */
 int
 ctl_kill_post(struct hgw_ctl *ct, struct hgw_event *e, char *err, size_t errlen)
 {
@@ -416,7 +315,7 @@ ctl_kill_post(struct hgw_ctl *ct, struct hgw_event *e, char *err, size_t errlen)
 			 ct->lie.seq);
 		return -1;
 	}
-	rc = e->arg == 0 ? recall_wait(ct, err, errlen) : 0;
+	rc = e->arg == 0 ? ctl_recall_wait(ct, err, errlen) : 0;
 
 	if (e->arg == 1)
 		ct->kill_gen++;
@@ -543,32 +442,10 @@ hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
 	ctl_tel_register(ct);
 }
 
-/* The 10-byte name of a session key, from the sessions a worker
- * published (worker.h, met): the entries below the index its horizon
- * names were written before that release store (acquire here). Blank if
- * no worker has it. */
-static void
-session_name(struct hgw_ctl *ct, uint64_t key, char *name)
-{
-	memset(name, ' ', HGW_MOLD_SESSION_LEN);
-	for (uint32_t j = 0; j < ct->n; j++) {
-		uint64_t h = atomic_load_explicit(&ct->w[j]->shared.horizon,
-						  memory_order_acquire);
-		uint32_t met = (uint32_t)(h >> 56);
-
-		for (uint32_t s = 0; s < met && s < HGW_FEED_MAX_SESSIONS; s++)
-			if (ct->w[j]->met[s].key == key) {
-				memcpy(name, ct->w[j]->met[s].name,
-				       HGW_MOLD_SESSION_LEN);
-				return;
-			}
-	}
-}
-
-/* Events the bulk posters may queue now (under ctl.lock): the fewest
+/* Events the bulk posters may queue now (under ct->lock): the fewest
  * free slots of a racing worker's queue, less EV_RESERVE. */
-static unsigned int
-event_room(struct hgw_ctl *ct)
+unsigned int
+ctl_event_room(struct hgw_ctl *ct)
 {
 	unsigned int room = UINT_MAX;
 
@@ -590,43 +467,9 @@ hgw_ctl_event_room(void)
 	unsigned int room;
 
 	pthread_mutex_lock(&ct->lock);
-	room = ct->closed || ct->tables == NULL ? 0 : event_room(ct);
+	room = ct->closed || ct->tables == NULL ? 0 : ctl_event_room(ct);
 	pthread_mutex_unlock(&ct->lock);
 	return room;
-}
-
-/* One UNSENT event (under ctl.lock): every replica takes the order of
- * trigger (key, seq) back out of its position at one feed position. */
-static int
-unsent_one(struct hgw_ctl *ct, uint64_t key, uint64_t seq)
-{
-	struct hgw_event e = { .type = HGW_EVENT_UNSENT, .tkey = key,
-			       .value = seq };
-	char err[128];
-
-	session_name(ct, key, e.symbol);
-	if (ctl_post(ct, &e, 0, err, sizeof(err)) == 0) {
-		ct->unsent_posted++;
-		return 0;
-	}
-	RTE_LOG(ERR, HGW_CTL, "recalled order (seq %" PRIu64 ") not taken "
-		"back: %s\n", seq, err);
-	return -1;
-}
-
-/* Orders the kill switch recalled from the TX lcore's queues (under
- * ctl.lock): every replica counted them as sent; an UNSENT event each
- * takes them back out of every replica's position at one feed position. */
-static void
-unsent_post(struct hgw_ctl *ct)
-{
-	struct hgw_recalled rc;
-
-	/* closed: what is left stays on the ring, and the summary says so */
-	while (!ct->closed && event_room(ct) != 0 &&
-	       rte_ring_sc_dequeue_elem(ct->txl->recalled, &rc,
-					sizeof(rc)) == 0)
-		unsent_one(ct, rc.key, rc.seq);
 }
 
 int
@@ -636,7 +479,7 @@ hgw_ctl_unsent(uint64_t key, uint64_t seq)
 	int rc;
 
 	pthread_mutex_lock(&ct->lock);
-	rc = unsent_one(ct, key, seq);
+	rc = ctl_unsent_one(ct, key, seq);
 	pthread_mutex_unlock(&ct->lock);
 	return rc;
 }
@@ -677,7 +520,7 @@ hgw_ctl_kills(void)
 	return atomic_load_explicit(&ct->kills_on, memory_order_acquire);
 }
 
-/* Take worker i out of the race (under ctl.lock): the announce word's
+/* Take worker i out of the race (under ct->lock): the announce word's
  * leave bit, which needs no queue, so it reaches a worker whose queue is
  * full and is never held up behind an event not yet due. The worker
  * takes it at its next batch and sends nothing from then on. */
@@ -713,7 +556,7 @@ leave(struct hgw_ctl *ct, uint32_t i, enum hgw_leave_reason why,
 
 /* Orders a port refused for good (after the sender's retries) never
  * left, but every replica counted them in its position: set the kill
- * switch (under ctl.lock), as for a lost venue session, until an
+ * switch (under ct->lock), as for a lost venue session, until an
  * operator clears it. */
 static void
 refused_check(struct hgw_ctl *ct)
@@ -760,8 +603,8 @@ hgw_ctl_poll(void)
 	if (pthread_mutex_trylock(&ct->lock) != 0)
 		return;
 	if (ct->txl != NULL) {
-		unsent_post(ct);
-		recall_step(ct);
+		ctl_unsent_post(ct);
+		ctl_recall_step(ct);
 	}
 	if (!ct->closed && ct->tables != NULL)
 		refused_check(ct);
@@ -907,7 +750,7 @@ hgw_ctl_recall_settled(void)
 	int done;
 
 	pthread_mutex_lock(&ct->lock);
-	done = recall_step(ct);
+	done = ctl_recall_step(ct);
 	pthread_mutex_unlock(&ct->lock);
 	return done;
 }
@@ -1037,144 +880,10 @@ hgw_ctl_left(void)
 	return m;
 }
 
-/* Has worker w evaluated a message at or past (key, seq)? Its last
- * message is (its current session, next_seq - 1). */
-static int
-passed(const struct hgw_worker *w, uint64_t key, uint64_t seq)
-{
-	int32_t cur = w->feed.current;
-	int ks = -1;
-
-	if (cur < 0)
-		return 0;
-	for (uint32_t s = 0; s < w->feed.nsessions; s++)
-		if (w->feed.sessions[s].key == key)
-			ks = (int)s;
-	return hgw_event_due(key, seq, ks, cur,
-			     w->feed.sessions[cur].next_seq - 1);
-}
-
 int
 hgw_ctl_report(FILE *out)
 {
-	struct hgw_ctl *ct = &ctl;
-	uint64_t first = ct->next_id > HGW_EV_MAX ? ct->next_id - HGW_EV_MAX + 1 : 1;
-	char buf[160];
-	int bad = 0;
-	uint32_t shown = 0;
-
-	pthread_mutex_lock(&ct->lock);
-	if (ct->n > 1 && ct->tables != NULL)
-		fprintf(out, "events: %" PRIu64 " issued; digests compared %"
-			PRIu64 " times\n", ct->next_id, ct->compares);
-	for (uint64_t id = first; id <= ct->next_id; id++) {
-		const struct ev_rec *e = &ct->rec[id % HGW_EV_MAX];
-		uint32_t took = 0, same = 1, racing = 0, missed = 0;
-		const struct hgw_ev_at *a0 = NULL;
-
-		for (uint32_t i = 0; i < ct->n; i++) {
-			const struct hgw_worker *w = ct->w[i];
-			const struct hgw_ev_at *a = &w->ev_at[id % HGW_EV_MAX];
-
-			if (!(e->targets & (1u << i)) ||
-			    (ct->left_mask & (1u << i)) || ctl_worker_dead(ct, i) ||
-			    w->halt != HGW_HALT_NONE)
-				continue;
-			racing++;
-			if (a->id != id) {
-				/* not taken: wrong only if it went past it
-				 * (a stop can end replicas before it) */
-				missed += passed(w, e->ev.key, e->ev.seq);
-				continue;
-			}
-			took++;
-			if (a0 == NULL)
-				a0 = a;
-			else if (a->key != a0->key || a->seq != a0->seq)
-				same = 0;
-		}
-		if (!same || missed != 0)
-			bad = 1;
-		if (shown++ < 32 || !same || missed != 0) {
-			ctl_describe_rec(e, buf, sizeof(buf));
-			fprintf(out, "event %" PRIu64 " %s: taken by %u of %u "
-				"replicas%s\n", id, buf, took, racing,
-				missed != 0 ? ", PASSED WITHOUT IT by some" :
-				!same ? ", NOT at the same message" :
-				took == 0 ? " (position not reached)" :
-				took != racing ?
-				" before the same message (the others stopped "
-				"before its position)" :
-				" before the same message");
-		}
-	}
-	if (shown > 32)
-		fprintf(out, "(%u more events: see the events log)\n",
-			shown - 32);
-	for (uint32_t i = 0; i < ct->n; i++) {
-		const struct hgw_worker *w = ct->w[i];
-
-		if (!(ct->left_mask & (1u << i)))
-			continue;
-		bad = 1;
-		fprintf(out, "worker %u LEFT THE RACE: %s at checkpoint seq %"
-			PRIu64 " (digest %016" PRIx64 ", compared before at "
-			"seq %" PRIu64 "); it sent nothing from "
-			"seq %" PRIu64 " on\n", i,
-			ct->left_reason[i] == HGW_LEAVE_DIGEST ?
-			"its decisions differ from the majority's" :
-			ct->left_reason[i] == HGW_LEAVE_NO_MAJORITY ?
-			"replicas differ and none has a majority" :
-			"it took no events (its queue was full)",
-			ct->left_at[i].seq, ct->left_at[i].digest,
-			ct->left_prev[i], w->left ? w->left_seq : 0);
-	}
-	if (ct->txl != NULL && (ct->txl->recalled_n != 0 ||
-				ct->txl->recalled_lost != 0)) {
-		unsigned int left = rte_ring_count(ct->txl->recalled);
-
-		fprintf(out, "kill switch: %" PRIu64 " orders recalled from "
-			"the TX lcore's queues before they left; %" PRIu64
-			" taken back out of every replica's position%s\n",
-			ct->txl->recalled_n, ct->unsent_posted,
-			left != 0 || ct->txl->recalled_lost != 0 ?
-			" (SOME NOT: the run stopped first)" : "");
-		if (left != 0 || ct->txl->recalled_lost != 0)
-			bad = 1;
-	}
-	if (ct->refused_kills != 0)
-		fprintf(out, "kill switch: set %" PRIu64 " times because the "
-			"port refused orders\n", ct->refused_kills);
-	if (ct->recall_waits != 0)
-		fprintf(out, "kill switch: turned off %" PRIu64 " times after "
-			"waiting for its recall to end (at most %" PRIu64
-			" us)\n",
-			ct->recall_waits, ct->recall_wait_max_us);
-	if (ct->venue_posted != 0 || ct->venue_failed != 0) {
-		fprintf(out, "venue: %" PRIu64 " answers taken by the replicas "
-			"as events", ct->venue_posted);
-		if (ct->venue_failed != 0) {
-			fprintf(out, "; %" PRIu64 " NOT (no replica was "
-				"racing)", ct->venue_failed);
-			bad = 1;
-		}
-		fputc('\n', out);
-	}
-	for (uint32_t i = 0; i < ct->n; i++)
-		if (ct->w[i]->unsent_missing != 0) {
-			fprintf(out, "worker %u: %" PRIu64 " recalled orders not "
-				"among its last %u decisions\n", i,
-				ct->w[i]->unsent_missing, HGW_PASSED_MAX);
-			bad = 1;
-		}
-	for (uint32_t i = 0; i < ct->n; i++)
-		if (ct->w[i]->ev_waits != 0)
-			fprintf(out, "worker %u waited for an event's position "
-				"%" PRIu64 " times (longest %.1f us)\n", i,
-				ct->w[i]->ev_waits, (double)ct->w[i]->ev_wait_max *
-				1e6 / (double)rte_get_tsc_hz());
-	pthread_mutex_unlock(&ct->lock);
-	return bad ? -1 : 0;
+	return ctl_report(&ctl, out);
 }
 
 void
@@ -1219,7 +928,7 @@ hgw_ctl_kill_op(int set, struct hgw_kill_answer *a)
 	 * is read back (no event, no sweep); off waits for no recall */
 	if (set == 1 && ct->kill)
 		set = -1;
-	if (set == 0 && !recall_step(ct)) {
+	if (set == 0 && !ctl_recall_step(ct)) {
 		snprintf(a->err, sizeof(a->err), "kept on: its recall has not "
 			 "ended yet (ask again)");
 		rc = -1;

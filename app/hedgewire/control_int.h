@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause
  * hedgewire: the control plane's state, shared by its files (not an API):
  *
- *   control.c      events at a feed position, the recall, the digest
- *                  vote, the venue's answers and the report
- *   control_tel.c  the telemetry commands that read or post them
+ *   control.c         events at a feed position, the digest vote, the
+ *                     kill switch, the venue's answers
+ *   control_recall.c  the kill switch's recall (tx-lcore) and UNSENT
+ *   control_report.c  its lines of the summary at exit
+ *   control_tel.c     the telemetry commands that read or post events
  *
  * One struct hgw_ctl per run (control.c's); every function takes it.
  */
@@ -128,6 +130,29 @@ const char *ctl_limit_name(int k);
 
 /* "TYPE ARGS at session S seq Q" (or "at the start"), printable. */
 void ctl_describe_rec(const struct ev_rec *r, char *buf, size_t len);
+
+/* Events the bulk posters may queue now (under ct->lock): the fewest free
+ * slots of a racing worker's queue, less EV_RESERVE. */
+unsigned int ctl_event_room(struct hgw_ctl *ct);
+
+/* control_recall.c (under ct->lock). One step of the recall: 1 when no
+ * recall is left to finish. */
+int ctl_recall_step(struct hgw_ctl *ct);
+
+/* Before a kill,0: wait (lock released meanwhile) at most a second for
+ * the recall to end. 0, or -1 with err set. */
+int ctl_recall_wait(struct hgw_ctl *ct, char *err, size_t errlen);
+
+/* One UNSENT event for the order of trigger (key, seq): 0, or -1. */
+int ctl_unsent_one(struct hgw_ctl *ct, uint64_t key, uint64_t seq);
+
+/* The recalled orders as UNSENT events, as far as the queues have room. */
+void ctl_unsent_post(struct hgw_ctl *ct);
+
+/* control_report.c: the control plane's lines of the summary (after the
+ * join). 0, or -1 when an event was not taken alike, a replica left the
+ * race, or an order recalled or a venue answer was not taken back. */
+int ctl_report(struct hgw_ctl *ct, FILE *out);
 
 /* control_tel.c: register the telemetry commands, which act on ct (the
  * callbacks of DPDK 22.11's telemetry take no argument of ours). */
