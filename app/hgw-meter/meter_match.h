@@ -136,13 +136,4 @@ meter_poll_orders(struct meter *m)
 	return total;
 }
 
-/* Hand frames [i, i + k), all due, to every live TX queue: one burst per
- * queue, queue 0 first, each copy a reference to the loaded mbuf (the PMD
- * drops it once sent). The send time of a frame is the TSC read just
- * before the first of these bursts; later loops keep the first loop's.
- * A full queue is retried while the order queues are polled; one that
- * takes nothing for --stall-ms (a full ring nobody drains, or a memif
- * queue the peer did not connect) is dead from then on: its copies are
- * dropped and counted. */
-
 #endif /* HGW_METER_MATCH_H */

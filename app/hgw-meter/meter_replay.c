@@ -30,6 +30,14 @@ damaged_copy(struct meter *m, struct rte_mbuf *f)
 	return c;
 }
 
+/* Hand frames [i, i + k), all due, to every live TX queue: one burst per
+ * queue, queue 0 first, each copy a reference to the loaded mbuf (the PMD
+ * drops it once sent). The send time of a frame is the TSC read just
+ * before the first of these bursts; later loops keep the first loop's.
+ * A full queue is retried while the order queues are polled; one that
+ * takes nothing for --stall-ms (a full ring nobody drains, or a memif
+ * queue the peer did not connect) is dead from then on: its copies are
+ * dropped and counted. */
 static void
 send_frames(struct meter *m, uint32_t i, uint16_t k, uint64_t t0)
 {
