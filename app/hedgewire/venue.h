@@ -91,12 +91,12 @@ struct hgw_venue {
 		_Atomic uint32_t ended;
 	} shared __rte_cache_aligned;
 
-	/* The control lcore's alone. */
-	struct hgw_venue_ctl ctl;
+	/* The control lcore's alone (its own lines: it writes counters). */
+	struct hgw_venue_ctl ctl __rte_cache_aligned;
 
 	/* TX lcore only from here (the control lcore reads the counters
 	 * after the join). */
-	struct hgw_soup soup;
+	struct hgw_soup soup __rte_cache_aligned;
 	struct hgw_tcp *tcp;            /* [venue] stack = dpdk; else NULL */
 	int tcp_offload;                /* ... its checksums by the port */
 	uint64_t unacked_stop;          /* ... bytes not acked at the stop */
