@@ -34,6 +34,27 @@ for _ in $(seq 300); do
 	sleep 0.1
 done
 [ -S "$SOCK" ] || fail "no telemetry socket after 30 s"
+# the socket opens at EAL start-up, the commands a while later (after the
+# table and the ports): the flood and the operator start once /hgw/stats
+# answers, not while a loaded host is still starting hedgewire
+python3 - "$SOCK" <<'PY' || fail "/hgw/stats never answered: $(cat "$T/err")"
+import json, socket, sys, time
+end = time.monotonic() + 30
+while time.monotonic() < end:
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    try:
+        s.connect(sys.argv[1])
+        s.recv(1024)
+        s.send(b'/hgw/stats')
+        if isinstance(json.loads(s.recv(65536).decode()).get('/hgw/stats'), dict):
+            sys.exit(0)
+    except OSError:
+        pass
+    finally:
+        s.close()
+    time.sleep(0.05)
+sys.exit(1)
+PY
 
 python3 "$SRCDIR/scripts/hgw-exporter" --socket "$SOCK" --cache 1 \
 	--listen 127.0.0.1:0 >"$T/exporter.out" 2>&1 &
