@@ -26,6 +26,7 @@
 #include "hgw_idio.h"
 #include "journal.h"
 #include "relay.h"
+#include "stats_tel.h"
 #include "opsock.h"
 #include "venue.h"
 #include "worker.h"
@@ -102,6 +103,7 @@ struct hgw_app {
 	/* the [rx] port's captures, checked at start and exit (capture.c) */
 	struct hgw_captures captures;
 	struct hgw_opsock opsock;       /* the operator socket (opsock.c) */
+	struct hgw_stats_tel *stats;    /* the stats telemetry (stats_tel.c) */
 };
 
 /* ports.c */

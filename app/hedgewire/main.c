@@ -288,7 +288,7 @@ control_loop(struct hgw_app *a)
 
 		hgw_igmp_poll(&a->igmp, queries, now);
 		if (stats_every != 0 && now >= stats_next) {
-			hgw_stats_tel_record(0);
+			hgw_stats_tel_record(a->stats, 0);
 			stats_next = now + stats_every;
 		}
 		if (frames != last_frames) {
@@ -442,8 +442,8 @@ main(int argc, char **argv)
 				    sizeof(err)) < 0)
 			die("%s", err);
 	}
-	hgw_stats_tel_init(app.w, conf->workers, app.txlcore,
-			   conf->latency_bits);
+	app.stats = hgw_stats_tel_init(app.w, conf->workers, app.txlcore,
+				       conf->latency_bits);
 	if (app.trade)
 		app.relay = hgw_relay_init(conf);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
@@ -486,10 +486,10 @@ main(int argc, char **argv)
 		}
 	}
 	rte_eal_mp_wait_lcore();
-	hgw_stats_tel_joined();
+	hgw_stats_tel_joined(app.stats);
 	hgw_ctl_poll();		/* the last checkpoint every replica reached */
 	if (conf->stats_interval_ms != 0)
-		hgw_stats_tel_record(1);	/* the totals the summary has */
+		hgw_stats_tel_record(app.stats, 1); /* the summary's totals */
 
 	/* Workers are done: every order they sent is in the journal's
 	 * files, which are cut after their last record. */
@@ -511,7 +511,7 @@ main(int argc, char **argv)
 	fflush(stdout);
 
 	app_ports_close(&app);
-	hgw_stats_tel_fini();
+	hgw_stats_tel_fini(app.stats);
 	for (uint32_t i = 0; i < conf->workers; i++) {
 		rte_free(app.w[i]->book);
 		rte_free(app.w[i]->risk);

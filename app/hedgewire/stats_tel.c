@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -33,18 +34,39 @@
 #include <rte_log.h>
 #include <rte_telemetry.h>
 
+#include "hgw_cli.h"
 #include "stats_tel.h"
 
-static struct hgw_worker *const *tel_w;
-static uint32_t tel_n;
-static struct hgw_txlcore *tel_txl;
-static uint32_t tel_bits;		/* the histograms' precision */
-/* 1 once the workers (and TX lcore) have been joined. Release by the
- * control plane after the join, acquire here: their final counters are
- * then visible to a telemetry thread too. */
-static _Atomic uint32_t tel_joined;
-/* One reader at a time asks for snapshots (req is written under it). */
-static pthread_mutex_t tel_lock = PTHREAD_MUTEX_INITIALIZER;
+/* The telemetry of one run (hgw_stats_tel_init). */
+struct hgw_stats_tel {
+	struct hgw_worker *const *w;
+	uint32_t n;
+	struct hgw_txlcore *txl;
+	uint32_t bits;                  /* the histograms' precision */
+	/* 1 once the workers (and TX lcore) have been joined. Release by
+	 * the control plane after the join, acquire here: their final
+	 * counters are then visible to a telemetry thread too. */
+	_Atomic uint32_t joined;
+	/* One reader at a time asks for snapshots (req is written under
+	 * it), and the snapshots below are filled under it. */
+	pthread_mutex_t lock;
+	/* All workers' snapshots; answered at least once: snaps[i]
+	 * (txsnap) holds its last answer */
+	struct hgw_snapshot snaps[HGW_MAX_WORKERS], txsnap;
+	int snap_ok[HGW_MAX_WORKERS], txsnap_ok;
+	int snap_seen[HGW_MAX_WORKERS], txsnap_seen;
+	/* The stats record's state (control lcore only; filled under the
+	 * lock): every sender's latency merged as of the last record they
+	 * all answered, and when the last record was written. */
+	struct hgw_hist rec_prev, rec_all, rec_int;
+	uint64_t rec_prev_tsc;
+};
+
+/* The run's, for the commands: DPDK 22.11's telemetry callbacks take no
+ * argument of ours. Set once by hgw_stats_tel_init, before the commands
+ * are registered; never freed, as a telemetry thread may be inside a
+ * command until the process exits (hgw_stats_tel_fini empties it). */
+static struct hgw_stats_tel *tel;
 
 #define SNAP_WAIT_US 200000	/* a worker that does not answer by then */
 
@@ -53,16 +75,16 @@ RTE_LOG_REGISTER(hgw_stats_logtype, hgw.stats, INFO);
 
 /* Ask the owner of c for a snapshot into *src, then copy it to *out.
  * 0, or -1 if it did not answer in time (stopped, stalled, or held in a
- * long paced wait). Called under tel_lock. */
+ * long paced wait). Called under the telemetry's lock. */
 static int
 snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 	 struct hgw_snapshot *out)
 {
-	/* relaxed load: only readers write req, and they hold tel_lock */
+	/* relaxed load: only readers write req, and they hold t->lock */
 	uint32_t req = atomic_load_explicit(&c->req, memory_order_relaxed) + 1;
 
 	/* release: the previous reader's copy of the snapshot (made under
-	 * tel_lock, before this) happens-before the owner rewrites it; the
+	 * t->lock, before this) happens-before the owner rewrites it; the
 	 * owner's acquire fence after it sees the new req pairs with this */
 	atomic_store_explicit(&c->req, req, memory_order_release);
 	/* by the clock: a usleep(50) sleeps longer than 50 us */
@@ -86,11 +108,11 @@ snap_ask(struct hgw_snap_ctl *c, const struct hgw_snapshot *src,
 
 /* Worker i's state now: from a snapshot while it runs, else directly. */
 static int
-worker_state(uint32_t i, struct hgw_snapshot *s)
+worker_state(struct hgw_stats_tel *t, uint32_t i, struct hgw_snapshot *s)
 {
-	const struct hgw_worker *w = tel_w[i];
+	const struct hgw_worker *w = t->w[i];
 
-	if (atomic_load_explicit(&tel_joined, memory_order_acquire)) {
+	if (atomic_load_explicit(&t->joined, memory_order_acquire)) {
 		s->feed = w->feed.stats;
 		s->tx = w->out.tx;
 		s->misses = w->out.misses;
@@ -101,21 +123,21 @@ worker_state(uint32_t i, struct hgw_snapshot *s)
 		s->tsc = rte_rdtsc();
 		return 0;
 	}
-	return snap_ask(&tel_w[i]->snap, tel_w[i]->snapshot, s);
+	return snap_ask(&t->w[i]->snap, t->w[i]->snapshot, s);
 }
 
 static int
-txl_state(struct hgw_snapshot *s)
+txl_state(struct hgw_stats_tel *t, struct hgw_snapshot *s)
 {
-	if (atomic_load_explicit(&tel_joined, memory_order_acquire)) {
-		s->tx = tel_txl->out.tx;
-		s->misses = tel_txl->out.misses;
-		s->won = tel_txl->out.tx.orders;
-		s->lost = tel_txl->races_lost;
-		hgw_hist_copy(&s->rx_to_tx, tel_txl->out.rx_to_tx);
+	if (atomic_load_explicit(&t->joined, memory_order_acquire)) {
+		s->tx = t->txl->out.tx;
+		s->misses = t->txl->out.misses;
+		s->won = t->txl->out.tx.orders;
+		s->lost = t->txl->races_lost;
+		hgw_hist_copy(&s->rx_to_tx, t->txl->out.rx_to_tx);
 		return 0;
 	}
-	return snap_ask(&tel_txl->snap, tel_txl->snapshot, s);
+	return snap_ask(&t->txl->snap, t->txl->snapshot, s);
 }
 
 static const double pcts[] = { 50, 90, 99, 99.9, 99.99, 99.999 };
@@ -141,52 +163,47 @@ add_percentiles(struct rte_tel_data *d, const struct hgw_hist *h)
 				  (uint64_t)sum_ns : UINT64_MAX);
 }
 
-/* All workers' snapshots (static: commands run under tel_lock). */
-static struct hgw_snapshot snaps[HGW_MAX_WORKERS], txsnap;
-static int snap_ok[HGW_MAX_WORKERS], txsnap_ok;
-/* answered at least once: snaps[i] (txsnap) holds its last answer */
-static int snap_seen[HGW_MAX_WORKERS], txsnap_seen;
-
 static void
-collect(void)
+collect(struct hgw_stats_tel *t)
 {
-	for (uint32_t i = 0; i < tel_n; i++) {
-		snap_ok[i] = worker_state(i, &snaps[i]) == 0;
-		snap_seen[i] |= snap_ok[i];
+	for (uint32_t i = 0; i < t->n; i++) {
+		t->snap_ok[i] = worker_state(t, i, &t->snaps[i]) == 0;
+		t->snap_seen[i] |= t->snap_ok[i];
 	}
-	txsnap_ok = tel_txl != NULL && txl_state(&txsnap) == 0;
-	txsnap_seen |= txsnap_ok;
+	t->txsnap_ok = t->txl != NULL && txl_state(t, &t->txsnap) == 0;
+	t->txsnap_seen |= t->txsnap_ok;
 }
 
 static int
 tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	  struct rte_tel_data *d)
 {
+	struct hgw_stats_tel *t = tel;
 	uint64_t orders = 0, misses = 0, drops = 0, answered = 0;
 	const struct hgw_snapshot *f = NULL;
 
-	pthread_mutex_lock(&tel_lock);
-	collect();
-	for (uint32_t i = 0; i < tel_n; i++) {
-		if (!snap_ok[i])
+	pthread_mutex_lock(&t->lock);
+	collect(t);
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (!t->snap_ok[i])
 			continue;
 		answered++;
 		if (f == NULL)
-			f = &snaps[i];
-		if (tel_txl == NULL) {
-			orders += snaps[i].tx.orders;
-			misses += snaps[i].misses;
+			f = &t->snaps[i];
+		if (t->txl == NULL) {
+			orders += t->snaps[i].tx.orders;
+			misses += t->snaps[i].misses;
 		}
 	}
-	if (txsnap_ok) {
-		orders = txsnap.tx.orders;
-		misses = txsnap.misses;
+	if (t->txsnap_ok) {
+		orders = t->txsnap.tx.orders;
+		misses = t->txsnap.misses;
 	}
 	rte_tel_data_start_dict(d);
-	rte_tel_data_add_dict_u64(d, "workers", tel_n);
+	rte_tel_data_add_dict_u64(d, "workers", t->n);
 	rte_tel_data_add_dict_u64(d, "workers_answering", answered);
 	rte_tel_data_add_dict_u64(d, "running",
-		!atomic_load_explicit(&tel_joined, memory_order_acquire));
+		!atomic_load_explicit(&t->joined, memory_order_acquire));
 	if (f != NULL) {
 		for (int r = 0; r < HGW_FEED_DROP_MAX; r++)
 			drops += f->feed.drops[r];
@@ -199,7 +216,7 @@ tel_stats(const char *cmd __rte_unused, const char *params __rte_unused,
 	}
 	rte_tel_data_add_dict_u64(d, "orders_sent", orders);
 	rte_tel_data_add_dict_u64(d, "misses", misses);
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_unlock(&t->lock);
 	return 0;
 }
 
@@ -207,25 +224,26 @@ static int
 tel_workers(const char *cmd __rte_unused, const char *params __rte_unused,
 	    struct rte_tel_data *d)
 {
+	struct hgw_stats_tel *t = tel;
 	char name[16];
 
-	pthread_mutex_lock(&tel_lock);
-	collect();
+	pthread_mutex_lock(&t->lock);
+	collect(t);
 	rte_tel_data_start_dict(d);
-	for (uint32_t i = 0; i < tel_n; i++) {
+	for (uint32_t i = 0; i < t->n; i++) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
 
 		if (c == NULL)
 			break;
 		rte_tel_data_start_dict(c);
-		rte_tel_data_add_dict_u64(c, "lcore", tel_w[i]->lcore);
-		rte_tel_data_add_dict_u64(c, "answered", snap_ok[i]);
+		rte_tel_data_add_dict_u64(c, "lcore", t->w[i]->lcore);
+		rte_tel_data_add_dict_u64(c, "answered", t->snap_ok[i]);
 		/* relaxed: a flag, read for display */
 		rte_tel_data_add_dict_u64(c, "stopped",
-			atomic_load_explicit(&tel_w[i]->shared.dead,
+			atomic_load_explicit(&t->w[i]->shared.dead,
 					     memory_order_relaxed));
-		if (snap_ok[i]) {
-			const struct hgw_snapshot *s = &snaps[i];
+		if (t->snap_ok[i]) {
+			const struct hgw_snapshot *s = &t->snaps[i];
 
 			rte_tel_data_add_dict_u64(c, "frames", s->feed.frames);
 			rte_tel_data_add_dict_u64(c, "messages", s->feed.messages);
@@ -239,25 +257,25 @@ tel_workers(const char *cmd __rte_unused, const char *params __rte_unused,
 		snprintf(name, sizeof(name), "worker%u", i);
 		rte_tel_data_add_dict_container(d, name, c, 0);
 	}
-	if (tel_txl != NULL) {
+	if (t->txl != NULL) {
 		struct rte_tel_data *c = rte_tel_data_alloc();
 
 		if (c != NULL) {
 			rte_tel_data_start_dict(c);
-			rte_tel_data_add_dict_u64(c, "answered", txsnap_ok);
-			if (txsnap_ok) {
+			rte_tel_data_add_dict_u64(c, "answered", t->txsnap_ok);
+			if (t->txsnap_ok) {
 				rte_tel_data_add_dict_u64(c, "orders",
-							  txsnap.tx.orders);
+							  t->txsnap.tx.orders);
 				rte_tel_data_add_dict_u64(c, "late_copies_dropped",
-							  txsnap.lost);
+							  t->txsnap.lost);
 				rte_tel_data_add_dict_u64(c, "misses",
-							  txsnap.misses);
-				add_percentiles(c, &txsnap.rx_to_tx);
+							  t->txsnap.misses);
+				add_percentiles(c, &t->txsnap.rx_to_tx);
 			}
 			rte_tel_data_add_dict_container(d, "tx_lcore", c, 0);
 		}
 	}
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_unlock(&t->lock);
 	return 0;
 }
 
@@ -265,45 +283,40 @@ static int
 tel_latency(const char *cmd __rte_unused, const char *params __rte_unused,
 	    struct rte_tel_data *d)
 {
+	struct hgw_stats_tel *t = tel;
 	static struct hgw_hist all;
 	uint64_t misses = 0, total = 0;
 	char name[32];
 
-	pthread_mutex_lock(&tel_lock);
-	collect();
-	hgw_hist_init_precision(&all, tel_bits);
-	if (tel_txl != NULL) {
-		if (txsnap_ok) {
-			hgw_hist_merge(&all, &txsnap.rx_to_tx);
-			misses = txsnap.misses;
+	pthread_mutex_lock(&t->lock);
+	collect(t);
+	hgw_hist_init_precision(&all, t->bits);
+	if (t->txl != NULL) {
+		if (t->txsnap_ok) {
+			hgw_hist_merge(&all, &t->txsnap.rx_to_tx);
+			misses = t->txsnap.misses;
 		}
 	} else {
-		for (uint32_t i = 0; i < tel_n; i++)
-			if (snap_ok[i]) {
-				hgw_hist_merge(&all, &snaps[i].rx_to_tx);
-				misses += snaps[i].misses;
+		for (uint32_t i = 0; i < t->n; i++)
+			if (t->snap_ok[i]) {
+				hgw_hist_merge(&all, &t->snaps[i].rx_to_tx);
+				misses += t->snaps[i].misses;
 			}
 	}
 	rte_tel_data_start_dict(d);
 	add_percentiles(d, &all);
 	rte_tel_data_add_dict_u64(d, "misses", misses);
 	/* win rate per worker (and so per replica), in parts per million */
-	for (uint32_t i = 0; i < tel_n; i++)
-		total += snap_ok[i] ? snaps[i].rx_to_tx.count : 0;
-	for (uint32_t i = 0; i < tel_n && tel_txl == NULL; i++) {
+	for (uint32_t i = 0; i < t->n; i++)
+		total += t->snap_ok[i] ? t->snaps[i].rx_to_tx.count : 0;
+	for (uint32_t i = 0; i < t->n && t->txl == NULL; i++) {
 		snprintf(name, sizeof(name), "worker%u_wins_ppm", i);
-		rte_tel_data_add_dict_u64(d, name, total == 0 || !snap_ok[i] ? 0 :
-			snaps[i].rx_to_tx.count * 1000000 / total);
+		rte_tel_data_add_dict_u64(d, name, total == 0 || !t->snap_ok[i] ? 0 :
+			t->snaps[i].rx_to_tx.count * 1000000 / total);
 	}
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_unlock(&t->lock);
 	return 0;
 }
-
-/* The stats record's state (control lcore only; filled under tel_lock):
- * every sender's latency merged as of the last record they all answered,
- * and when the last record was written. */
-static struct hgw_hist rec_prev, rec_all, rec_int;
-static uint64_t rec_prev_tsc;
 
 /* d = a - b, where a is b plus the values recorded since (both with the
  * same precision): the latency of one interval. min and max are the
@@ -334,7 +347,7 @@ hist_since(struct hgw_hist *d, const struct hgw_hist *a,
 }
 
 void
-hgw_stats_tel_record(int final)
+hgw_stats_tel_record(struct hgw_stats_tel *t, int final)
 {
 	const double ns = 1e9 / (double)rte_get_tsc_hz();
 	uint64_t orders = 0, tx_full = 0, misses = 0, now = rte_rdtsc();
@@ -342,49 +355,49 @@ hgw_stats_tel_record(int final)
 	uint32_t answered = 0;
 	int all;
 
-	pthread_mutex_lock(&tel_lock);
-	collect();
-	hgw_hist_init_precision(&rec_all, tel_bits);
+	pthread_mutex_lock(&t->lock);
+	collect(t);
+	hgw_hist_init_precision(&t->rec_all, t->bits);
 	/* The counts are each sender's last answer: a worker that did not
 	 * answer this time (descheduled past the wait on a loaded host) is
 	 * counted as it last answered, and answering says how many are
 	 * current; so no count in the log ever goes down. One that never
 	 * answered (still starting) counts nothing. */
-	for (uint32_t i = 0; i < tel_n; i++) {
-		if (!snap_seen[i])
+	for (uint32_t i = 0; i < t->n; i++) {
+		if (!t->snap_seen[i])
 			continue;
-		answered += snap_ok[i];
+		answered += t->snap_ok[i];
 		/* the feed counts of the replica furthest along (they all
 		 * see one feed): a late starter answering first never
 		 * takes them back down */
-		if (f == NULL || snaps[i].feed.frames > f->feed.frames)
-			f = &snaps[i];
-		tx_full += snaps[i].tx.tx_full;
-		if (tel_txl == NULL) {
-			orders += snaps[i].tx.orders;
-			misses += snaps[i].misses;
-			hgw_hist_merge(&rec_all, &snaps[i].rx_to_tx);
+		if (f == NULL || t->snaps[i].feed.frames > f->feed.frames)
+			f = &t->snaps[i];
+		tx_full += t->snaps[i].tx.tx_full;
+		if (t->txl == NULL) {
+			orders += t->snaps[i].tx.orders;
+			misses += t->snaps[i].misses;
+			hgw_hist_merge(&t->rec_all, &t->snaps[i].rx_to_tx);
 		}
 	}
-	if (tel_txl != NULL) {
+	if (t->txl != NULL) {
 		/* the TX lcore sends; the workers hand over */
-		if (txsnap_seen) {
-			orders = txsnap.tx.orders;
-			tx_full += txsnap.tx.tx_full;
-			misses = txsnap.misses;
-			hgw_hist_merge(&rec_all, &txsnap.rx_to_tx);
+		if (t->txsnap_seen) {
+			orders = t->txsnap.tx.orders;
+			tx_full += t->txsnap.tx.tx_full;
+			misses = t->txsnap.misses;
+			hgw_hist_merge(&t->rec_all, &t->txsnap.rx_to_tx);
 		}
 	}
-	all = answered == tel_n && (tel_txl == NULL || txsnap_ok);
+	all = answered == t->n && (t->txl == NULL || t->txsnap_ok);
 	/* The interval's latency only when every sender answered now (a
 	 * stale one would hide its latest orders); it then covers every
 	 * order since the last record that had them all, so the records'
 	 * latencies still add up to every order sent. */
 	if (all) {
-		hist_since(&rec_int, &rec_all, &rec_prev);
-		hgw_hist_copy(&rec_prev, &rec_all);
+		hist_since(&t->rec_int, &t->rec_all, &t->rec_prev);
+		hgw_hist_copy(&t->rec_prev, &t->rec_all);
 	} else {
-		hgw_hist_init_precision(&rec_int, tel_bits);
+		hgw_hist_init_precision(&t->rec_int, t->bits);
 	}
 	RTE_LOG(INFO, HGW_STATS, "frames=%" PRIu64 " messages=%" PRIu64
 		" gaps=%" PRIu64 " triggers=%" PRIu64 " orders=%" PRIu64
@@ -394,48 +407,56 @@ hgw_stats_tel_record(int final)
 		" final=%d\n",
 		f ? f->feed.frames : 0, f ? f->feed.messages : 0,
 		f ? f->feed.gaps : 0, f ? f->triggers : 0, orders,
-		f ? f->rejects : 0, tx_full, misses, answered, tel_n,
-		(uint64_t)((double)(now - rec_prev_tsc) * ns / 1e6),
-		rec_int.count,
-		(uint64_t)((double)hgw_hist_percentile(&rec_int, 50) * ns),
-		(uint64_t)((double)hgw_hist_percentile(&rec_int, 99) * ns),
-		(uint64_t)((double)rec_int.max * ns), final);
-	rec_prev_tsc = now;
-	pthread_mutex_unlock(&tel_lock);
+		f ? f->rejects : 0, tx_full, misses, answered, t->n,
+		(uint64_t)((double)(now - t->rec_prev_tsc) * ns / 1e6),
+		t->rec_int.count,
+		(uint64_t)((double)hgw_hist_percentile(&t->rec_int, 50) * ns),
+		(uint64_t)((double)hgw_hist_percentile(&t->rec_int, 99) * ns),
+		(uint64_t)((double)t->rec_int.max * ns), final);
+	t->rec_prev_tsc = now;
+	pthread_mutex_unlock(&t->lock);
 }
 
-void
+struct hgw_stats_tel *
 hgw_stats_tel_init(struct hgw_worker *const *w, uint32_t n,
 		   struct hgw_txlcore *txl, uint32_t precision_bits)
 {
-	tel_bits = precision_bits;
-	hgw_hist_init_precision(&rec_prev, precision_bits);
-	rec_prev_tsc = rte_rdtsc();
-	tel_w = w;
-	tel_n = n;
-	tel_txl = txl;
+	struct hgw_stats_tel *t = calloc(1, sizeof(*t));
+
+	if (t == NULL)
+		hgw_cli_die("hedgewire", "cannot allocate the telemetry's "
+			    "snapshots");
+	pthread_mutex_init(&t->lock, NULL);
+	t->bits = precision_bits;
+	hgw_hist_init_precision(&t->rec_prev, precision_bits);
+	t->rec_prev_tsc = rte_rdtsc();
+	t->w = w;
+	t->n = n;
+	t->txl = txl;
+	tel = t;
 	rte_telemetry_register_cmd("/hgw/stats", tel_stats,
 		"Feed and order totals. No parameters");
 	rte_telemetry_register_cmd("/hgw/workers", tel_workers,
 		"Per worker: frames, orders, races, misses, latency. No parameters");
 	rte_telemetry_register_cmd("/hgw/latency", tel_latency,
 		"Latency of the orders sent (ns percentiles), misses, win rates. No parameters");
+	return t;
 }
 
 void
-hgw_stats_tel_fini(void)
+hgw_stats_tel_fini(struct hgw_stats_tel *t)
 {
-	pthread_mutex_lock(&tel_lock);
-	tel_n = 0;
-	tel_txl = NULL;
-	pthread_mutex_unlock(&tel_lock);
+	pthread_mutex_lock(&t->lock);
+	t->n = 0;
+	t->txl = NULL;
+	pthread_mutex_unlock(&t->lock);
 }
 
 void
-hgw_stats_tel_joined(void)
+hgw_stats_tel_joined(struct hgw_stats_tel *t)
 {
 	/* release: the join's view of the workers' counters is published */
-	atomic_store_explicit(&tel_joined, 1, memory_order_release);
+	atomic_store_explicit(&t->joined, 1, memory_order_release);
 }
 
 int
