@@ -93,6 +93,7 @@ struct hgw_app {
 	struct hgw_fanout *fanout;      /* app_fanout_init (fanout) */
 	struct hgw_venue *venue;        /* [venue] session (tx-lcore) */
 	struct hgw_relay *relay;        /* [venue] downstream (relay.c) */
+	struct hgw_ctl *ctl;            /* the control plane (control.c) */
 	struct app_nic_clock nic;       /* app_nic_clock_init */
 	struct hgw_idio_cpu idio_cpu;   /* app_idio_init */
 	enum stop_reason why;           /* the control loop's */

@@ -59,6 +59,9 @@
 
 RTE_LOG_REGISTER(hgw_ctl_logtype, hgw.ctl, INFO);
 
+/* The run's control plane (hgw_ctl_init hands it out; every call takes
+ * it). Static storage, not an allocation: a telemetry thread may still be
+ * inside a command after hgw_ctl_fini, until the process exits. */
 static struct hgw_ctl ctl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 #define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
@@ -366,7 +369,7 @@ ctl_describe_rec(const struct ev_rec *r, char *buf, size_t len)
 			*p = '.';
 }
 
-void
+struct hgw_ctl *
 hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
 	     const struct hgw_config *c, struct hgw_table_set *tables,
 	     struct hgw_txlcore *txl)
@@ -423,7 +426,7 @@ hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
 				 (uint64_t)c->digest_every - 1 : UINT64_MAX;
 	}
 	if (tables == NULL)
-		return;
+		return ct;
 	if (c->events_log[0] != '\0') {
 		/* 0640: what traded is not for every user */
 		ct->log = hgw_fcreate(c->events_log, 1, 0640);
@@ -440,6 +443,7 @@ hgw_ctl_init(struct hgw_worker *const *w, uint32_t n,
 	       "positions chosen after a membarrier (no fence on the workers)" :
 	       "membarrier unavailable: workers fence once per batch");
 	ctl_tel_register(ct);
+	return ct;
 }
 
 /* Events the bulk posters may queue now (under ct->lock): the fewest
@@ -461,9 +465,8 @@ ctl_event_room(struct hgw_ctl *ct)
 }
 
 unsigned int
-hgw_ctl_event_room(void)
+hgw_ctl_event_room(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	unsigned int room;
 
 	pthread_mutex_lock(&ct->lock);
@@ -473,9 +476,8 @@ hgw_ctl_event_room(void)
 }
 
 int
-hgw_ctl_unsent(uint64_t key, uint64_t seq)
+hgw_ctl_unsent(struct hgw_ctl *ct, uint64_t key, uint64_t seq)
 {
-	struct hgw_ctl *ct = &ctl;
 	int rc;
 
 	pthread_mutex_lock(&ct->lock);
@@ -485,9 +487,8 @@ hgw_ctl_unsent(uint64_t key, uint64_t seq)
 }
 
 int
-hgw_ctl_session_key(const char tail[4], uint64_t *key)
+hgw_ctl_session_key(struct hgw_ctl *ct, const char tail[4], uint64_t *key)
 {
-	struct hgw_ctl *ct = &ctl;
 	int found = -1;
 
 	/* the latest session met whose name ends in tail, from the
@@ -512,9 +513,8 @@ hgw_ctl_session_key(const char tail[4], uint64_t *key)
 }
 
 uint32_t
-hgw_ctl_kills(void)
+hgw_ctl_kills(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	/* acquire: pairs with kill_post's release; the kill event is
 	 * queued before the count says so */
 	return atomic_load_explicit(&ct->kills_on, memory_order_acquire);
@@ -590,9 +590,8 @@ refused_check(struct hgw_ctl *ct)
 }
 
 void
-hgw_ctl_poll(void)
+hgw_ctl_poll(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	uint32_t idx[HGW_MAX_WORKERS], m = 0, slow = UINT32_MAX, kept;
 	struct hgw_ckpt latest[HGW_MAX_WORKERS], c;
 	uint64_t dig[HGW_MAX_WORKERS];
@@ -681,9 +680,8 @@ out:
 }
 
 void
-hgw_ctl_session_lost(void)
+hgw_ctl_session_lost(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
 	char err[128];
 
@@ -720,9 +718,8 @@ hgw_ctl_lie_describe(const struct hgw_vgate_lie_rec *l, char *buf,
 }
 
 void
-hgw_ctl_contradicted(const struct hgw_vgate_lie_rec *l)
+hgw_ctl_contradicted(struct hgw_ctl *ct, const struct hgw_vgate_lie_rec *l)
 {
-	struct hgw_ctl *ct = &ctl;
 	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
 	char err[128], what[256];
 	int rc = 0;
@@ -744,9 +741,8 @@ hgw_ctl_contradicted(const struct hgw_vgate_lie_rec *l)
 }
 
 int
-hgw_ctl_recall_settled(void)
+hgw_ctl_recall_settled(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	int done;
 
 	pthread_mutex_lock(&ct->lock);
@@ -756,9 +752,8 @@ hgw_ctl_recall_settled(void)
 }
 
 uint64_t
-hgw_ctl_contradictions(struct hgw_vgate_lie_rec *first)
+hgw_ctl_contradictions(struct hgw_ctl *ct, struct hgw_vgate_lie_rec *first)
 {
-	struct hgw_ctl *ct = &ctl;
 	uint64_t n;
 
 	pthread_mutex_lock(&ct->lock);
@@ -770,9 +765,8 @@ hgw_ctl_contradictions(struct hgw_vgate_lie_rec *first)
 }
 
 void
-hgw_ctl_kill(const char *why)
+hgw_ctl_kill(struct hgw_ctl *ct, const char *why)
 {
-	struct hgw_ctl *ct = &ctl;
 	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
 	char err[128];
 
@@ -787,9 +781,8 @@ hgw_ctl_kill(const char *why)
 }
 
 void
-hgw_ctl_reopen_log(void)
+hgw_ctl_reopen_log(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	char name[sizeof(ct->c->events_log) + 16];
 	FILE *f = NULL;
 
@@ -822,9 +815,8 @@ out:
 }
 
 int
-hgw_ctl_venue_answer(const struct hgw_ouch_answer *a)
+hgw_ctl_venue_answer(struct hgw_ctl *ct, const struct hgw_ouch_answer *a)
 {
-	struct hgw_ctl *ct = &ctl;
 	struct hgw_event e = { .type = HGW_EVENT_VENUE, .value = a->seq };
 	char err[128];
 	int rc;
@@ -848,18 +840,16 @@ hgw_ctl_venue_answer(const struct hgw_ouch_answer *a)
 }
 
 void
-hgw_ctl_close(void)
+hgw_ctl_close(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	pthread_mutex_lock(&ct->lock);
 	ct->closed = 1;
 	pthread_mutex_unlock(&ct->lock);
 }
 
 uint64_t
-hgw_ctl_compared_seq(void)
+hgw_ctl_compared_seq(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	uint64_t q;
 
 	pthread_mutex_lock(&ct->lock);
@@ -869,9 +859,8 @@ hgw_ctl_compared_seq(void)
 }
 
 uint32_t
-hgw_ctl_left(void)
+hgw_ctl_left(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	uint32_t m;
 
 	pthread_mutex_lock(&ct->lock);
@@ -880,16 +869,9 @@ hgw_ctl_left(void)
 	return m;
 }
 
-int
-hgw_ctl_report(FILE *out)
-{
-	return ctl_report(&ctl, out);
-}
-
 void
-hgw_ctl_fini(void)
+hgw_ctl_fini(struct hgw_ctl *ct)
 {
-	struct hgw_ctl *ct = &ctl;
 	pthread_mutex_lock(&ct->lock);
 	ct->closed = 1;
 	ct->tables = NULL;
@@ -916,9 +898,8 @@ hgw_ctl_fini(void)
 }
 
 int
-hgw_ctl_kill_op(int set, struct hgw_kill_answer *a)
+hgw_ctl_kill_op(struct hgw_ctl *ct, int set, struct hgw_kill_answer *a)
 {
-	struct hgw_ctl *ct = &ctl;
 	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = set == 1 };
 	int rc = 0;
 

@@ -149,11 +149,6 @@ int ctl_unsent_one(struct hgw_ctl *ct, uint64_t key, uint64_t seq);
 /* The recalled orders as UNSENT events, as far as the queues have room. */
 void ctl_unsent_post(struct hgw_ctl *ct);
 
-/* control_report.c: the control plane's lines of the summary (after the
- * join). 0, or -1 when an event was not taken alike, a replica left the
- * race, or an order recalled or a venue answer was not taken back. */
-int ctl_report(struct hgw_ctl *ct, FILE *out);
-
 /* control_tel.c: register the telemetry commands, which act on ct (the
  * callbacks of DPDK 22.11's telemetry take no argument of ours). */
 void ctl_tel_register(struct hgw_ctl *ct);

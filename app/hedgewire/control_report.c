@@ -36,7 +36,7 @@ passed(const struct hgw_worker *w, uint64_t key, uint64_t seq)
 }
 
 int
-ctl_report(struct hgw_ctl *ct, FILE *out)
+hgw_ctl_report(struct hgw_ctl *ct, FILE *out)
 {
 	uint64_t first = ct->next_id > HGW_EV_MAX ?
 			 ct->next_id - HGW_EV_MAX + 1 : 1;

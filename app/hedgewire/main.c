@@ -209,7 +209,8 @@ parse_args(int argc, char **argv, struct app_args *a, struct hgw_config *c)
  * handled as [order] journal_error says: stop (the kill switch, as for a
  * lost venue session) or alarm (said, and in the exit status). */
 static void
-journal_tick(const struct hgw_config *c, struct trading *t)
+journal_tick(const struct hgw_config *c, struct trading *t,
+	     struct hgw_ctl *ctl)
 {
 	char err[PATH_MAX + 256];
 
@@ -217,7 +218,7 @@ journal_tick(const struct hgw_config *c, struct trading *t)
 		hangup = 0;
 		if (t->journal != NULL)
 			hgw_journal_reopen(t->journal);
-		hgw_ctl_reopen_log();
+		hgw_ctl_reopen_log(ctl);
 	}
 	if (t->journal == NULL ||
 	    hgw_journal_poll(t->journal, err, sizeof(err)) == 0)
@@ -226,7 +227,7 @@ journal_tick(const struct hgw_config *c, struct trading *t)
 	if (c->journal_error == HGW_JOURNAL_ERROR_STOP) {
 		fprintf(stderr, "hedgewire: %s: trading stops "
 			"([order] journal_error = stop)\n", err);
-		hgw_ctl_kill("the order journal cannot be written");
+		hgw_ctl_kill(ctl, "the order journal cannot be written");
 	} else {
 		fprintf(stderr, "hedgewire: %s ([order] journal_error = "
 			"alarm)\n", err);
@@ -253,21 +254,21 @@ control_loop(struct hgw_app *a)
 		rte_delay_us_sleep(1000);
 		hgw_opsock_poll(&a->opsock); /* the operator's kill switch first */
 		app_nic_clock_refit(a);
-		hgw_ctl_poll();
+		hgw_ctl_poll(a->ctl);
 		if (a->venue != NULL)
 			hgw_venue_ctl_poll(a->venue);
 		hgw_relay_poll(a->relay, 0);
-		journal_tick(c, &a->trading);
+		journal_tick(c, &a->trading, a->ctl);
 		if (signalled)
 			return STOP_SIGNAL;
-		if (hgw_ctl_contradictions(NULL) != 0) {
+		if (hgw_ctl_contradictions(a->ctl, NULL) != 0) {
 			/* the kill switch is on and the open orders are
 			 * being cancelled: the run stops, as on a signal,
 			 * once the orders the kill took off the TX lcore's
 			 * queues are handed back (1 s at most) */
 			if (contradicted == 0)
 				contradicted = rte_get_timer_cycles();
-			if (hgw_ctl_recall_settled() ||
+			if (hgw_ctl_recall_settled(a->ctl) ||
 			    rte_get_timer_cycles() - contradicted > hz)
 				return STOP_CONTRADICTED;
 		}
@@ -433,19 +434,21 @@ main(int argc, char **argv)
 	app_inject_init(&app);
 	if (args->claims != NULL)
 		app_claims_init(&app);
-	hgw_ctl_init(app.w, conf->workers, conf,
-		     app.trade ? &trading->tables : NULL, app.txlcore);
+	app.ctl = hgw_ctl_init(app.w, conf->workers, conf,
+			       app.trade ? &trading->tables : NULL, app.txlcore);
+	if (app.venue != NULL)
+		hgw_venue_ctl_bind(&app.venue->ctl, app.ctl);
 	{
 		char err[PATH_MAX + 128];
 
-		if (hgw_opsock_init(&app.opsock, conf->telemetry_group, err,
-				    sizeof(err)) < 0)
+		if (hgw_opsock_init(&app.opsock, app.ctl,
+				    conf->telemetry_group, err, sizeof(err)) < 0)
 			die("%s", err);
 	}
 	app.stats = hgw_stats_tel_init(app.w, conf->workers, app.txlcore,
 				       conf->latency_bits);
 	if (app.trade)
-		app.relay = hgw_relay_init(conf);
+		app.relay = hgw_relay_init(conf, app.ctl);
 	RTE_LOG(INFO, HGW_APP, "port %u, %u worker(s), book %zu MB each%s\n",
 		conf->rx_port, conf->workers, hgw_book_memsize(&conf->book) >> 20,
 		app.trade ? ", trading" : ", feed only");
@@ -470,7 +473,7 @@ main(int argc, char **argv)
 	app.why = control_loop(&app);
 	hgw_igmp_leave(&app.igmp);
 	hgw_opsock_fini(&app.opsock);
-	hgw_ctl_close();
+	hgw_ctl_close(app.ctl);
 	/* release: no event is posted after the close; the workers' acquire
 	 * fence before their last look at the events (wk_stop_events) */
 	atomic_store_explicit(&hgw_stop, 1, memory_order_release);
@@ -487,7 +490,7 @@ main(int argc, char **argv)
 	}
 	rte_eal_mp_wait_lcore();
 	hgw_stats_tel_joined(app.stats);
-	hgw_ctl_poll();		/* the last checkpoint every replica reached */
+	hgw_ctl_poll(app.ctl);	/* the last checkpoint every replica reached */
 	if (conf->stats_interval_ms != 0)
 		hgw_stats_tel_record(app.stats, 1); /* the summary's totals */
 
@@ -524,7 +527,7 @@ main(int argc, char **argv)
 	}
 	hgw_venue_fini(app.venue);
 	hgw_relay_fini(app.relay);
-	hgw_ctl_fini();
+	hgw_ctl_fini(app.ctl);
 	for (uint32_t i = 0; i < conf->workers; i++)
 		rte_free(app.w[i]);
 	rte_free(app.txlcore);

@@ -44,8 +44,8 @@
 #define KILL_CMD "/hgw/risk/kill"
 
 int
-hgw_opsock_init(struct hgw_opsock *op, const char *group, char *err,
-		size_t errlen)
+hgw_opsock_init(struct hgw_opsock *op, struct hgw_ctl *ctl, const char *group,
+		char *err, size_t errlen)
 {
 	struct sockaddr_un sun = { .sun_family = AF_UNIX };
 	const char *dir = rte_eal_get_runtime_dir();
@@ -54,6 +54,7 @@ hgw_opsock_init(struct hgw_opsock *op, const char *group, char *err,
 
 	memset(op, 0, sizeof(*op));
 	op->fd = -1;
+	op->ctl = ctl;
 	if ((size_t)snprintf(op->path, sizeof(op->path), "%s/%s", dir,
 			     HGW_OPSOCK_NAME) >= sizeof(op->path)) {
 		snprintf(err, errlen, "operator socket: the runtime directory "
@@ -143,7 +144,7 @@ run_cmd(struct hgw_opsock *op, const char *cmd, char *out, size_t len)
 		return;
 	}
 	op->taken++;
-	if (hgw_ctl_kill_op(set, &a) != 0) {
+	if (hgw_ctl_kill_op(op->ctl, set, &a) != 0) {
 		json_str(s2, sizeof(s2), a.err);
 		snprintf(out, len, "{\"" KILL_CMD "\":{\"error\":%s}}", s2);
 	} else if (set < 0 || a.event == 0) {

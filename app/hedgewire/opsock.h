@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <sys/un.h>
 
+struct hgw_ctl;
+
 /* The socket's name in the EAL's runtime directory. */
 #define HGW_OPSOCK_NAME "hgw_operator"
 
@@ -17,14 +19,15 @@ struct hgw_opsock {
 	int fd;                 /* -1: none (hgw_opsock_init sets it) */
 	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	uint64_t taken, refused, unanswered;
+	struct hgw_ctl *ctl;    /* the kill switch's control plane */
 };
 
 /* After hgw_ctl_init, before the control loop: a datagram socket
  * (AF_UNIX, SOCK_DGRAM) at <runtime dir>/hgw_operator, mode 0600, or 0660
  * and the group's with [run] telemetry_group (empty: none). 0, or -1
  * with one line in err. */
-int hgw_opsock_init(struct hgw_opsock *op, const char *group, char *err,
-		    size_t errlen);
+int hgw_opsock_init(struct hgw_opsock *op, struct hgw_ctl *ctl,
+		    const char *group, char *err, size_t errlen);
 
 /* Control loop (main lcore), every pass: take at most a burst of the
  * commands waiting ("/hgw/risk/kill", "/hgw/risk/kill,0" or ",1", as the

@@ -52,6 +52,7 @@ struct hgw_relay {
 	uint64_t contradictions;         /* 'C' from hgw-dedup */
 	uint64_t earlier_open;           /* 'O' from hgw-dedup */
 	struct hgw_venue_ctl vctl;       /* the venue journal, the posts */
+	struct hgw_ctl *ctl;             /* the control plane */
 };
 
 int
@@ -62,7 +63,7 @@ hgw_relay_wanted(const struct hgw_config *c)
 }
 
 struct hgw_relay *
-hgw_relay_init(const struct hgw_config *c)
+hgw_relay_init(const struct hgw_config *c, struct hgw_ctl *ctl)
 {
 	struct rte_eth_dev_info info;
 	struct hgw_relay *r;
@@ -107,7 +108,9 @@ hgw_relay_init(const struct hgw_config *c)
 	 * (hello), so nothing of an earlier run is ever taken */
 	if (getrandom(r->nh, sizeof(r->nh), 0) != (ssize_t)sizeof(r->nh))
 		die("cannot draw the relay's nonce: %s", strerror(errno));
-	r->kills_seen = r->kills_sent = hgw_ctl_kills();
+	r->ctl = ctl;
+	hgw_venue_ctl_bind(&r->vctl, ctl);
+	r->kills_seen = r->kills_sent = hgw_ctl_kills(ctl);
 	hgw_venue_ctl_open(&r->vctl, c);
 	printf("venue: downstream: hgw-dedup owns the session; its relay is "
 	       "read on [order] port %u RX queue 0, kills go out on TX queue "
@@ -121,7 +124,7 @@ lost(struct hgw_relay *r, const char *why)
 {
 	r->lost_kills++;
 	RTE_LOG(ERR, USER1, "venue relay: %s\n", why);
-	hgw_ctl_session_lost();
+	hgw_ctl_session_lost(r->ctl);
 }
 
 static void
@@ -187,12 +190,12 @@ take_unsent(struct hgw_relay *r, const uint8_t *b, size_t blen,
 		return;
 	}
 	seq = hgw_vgate_get_be(b + 4, 8);
-	if (hgw_ctl_session_key((const char *)b, &key) != 0) {
+	if (hgw_ctl_session_key(r->ctl, (const char *)b, &key) != 0) {
 		/* no replica met that session: it decided nothing in it */
 		r->unsent_unknown++;
 		return;
 	}
-	if (hgw_ctl_unsent(key, seq) != 0)
+	if (hgw_ctl_unsent(r->ctl, key, seq) != 0)
 		r->unsent_failed++;
 }
 
@@ -222,7 +225,7 @@ take_contradiction(struct hgw_relay *r, const uint8_t *b, size_t blen,
 	if (l.lie == HGW_VGATE_LIE_NONE || l.lie >= HGW_VGATE_LIE_MAX)
 		l.lie = HGW_VGATE_LIE_MAX;      /* named "?" */
 	r->contradictions++;
-	hgw_ctl_contradicted(&l);
+	hgw_ctl_contradicted(r->ctl, &l);
 }
 
 /* hgw-dedup's hello: its nonce after ours; the run's keys from both. */
@@ -311,7 +314,7 @@ take(struct hgw_relay *r, const uint8_t *f, uint32_t len, int close)
 		if (blen != 8)
 			r->bad++;
 		if (!close)
-			hgw_ctl_kill("hgw-dedup: orders of an earlier run today "
+			hgw_ctl_kill(r->ctl, "hgw-dedup: orders of an earlier run today "
 				     "may still be open at the venue: check "
 				     "them there, then clear the kill switch");
 		break;
@@ -432,7 +435,7 @@ hgw_relay_poll(struct hgw_relay *r, int close)
 			       rte_get_timer_hz() / 100;
 	}
 	if (!close) {
-		r->kills_seen = hgw_ctl_kills();
+		r->kills_seen = hgw_ctl_kills(r->ctl);
 		if (r->keyed)
 			kill_send(r);
 	} else {
@@ -444,7 +447,7 @@ hgw_relay_poll(struct hgw_relay *r, int close)
 	 * (each is at most one event): the rest wait on the port's RX ring */
 	/* a datagram posts at most 3 events (two kills for gaps, the
 	 * answer; a kill is posted only while the switch is off) */
-	room = close ? UINT_MAX : hgw_ctl_event_room() / 3;
+	room = close ? UINT_MAX : hgw_ctl_event_room(r->ctl) / 3;
 	while (room != 0 &&
 	       (n = rte_eth_rx_burst(r->port, r->rxq, m,
 				     (uint16_t)RTE_MIN(room, RTE_DIM(m)))) != 0) {

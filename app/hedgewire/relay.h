@@ -22,6 +22,8 @@
 
 #include "config.h"
 
+struct hgw_ctl;
+
 /* 1 when [venue] is set with [run] dedup = downstream. */
 int hgw_relay_wanted(const struct hgw_config *c);
 
@@ -30,7 +32,8 @@ struct hgw_relay;
 /* Start-up, after the ports: the pool, the journal. Exits with one line.
  * NULL when the run has no relay (!hgw_relay_wanted): every function
  * below then does nothing. */
-struct hgw_relay *hgw_relay_init(const struct hgw_config *c);
+struct hgw_relay *hgw_relay_init(const struct hgw_config *c,
+				 struct hgw_ctl *ctl);
 
 /* Control lcore, every poll (and once after the join, close = 1: to the
  * journal only). */

@@ -474,9 +474,9 @@ report_agreement(const struct hgw_app *a)
 	const struct hgw_config *c = &a->conf;
 	struct hgw_worker *const *workers = a->w;
 	int status = 0;
-	uint32_t left = hgw_ctl_left(), ref = UINT32_MAX;
+	uint32_t left = hgw_ctl_left(a->ctl), ref = UINT32_MAX;
 
-	if (hgw_ctl_report(stdout) != 0)
+	if (hgw_ctl_report(a->ctl, stdout) != 0)
 		status |= EXIT_DIVERGED;
 	for (uint32_t i = 0; i < c->workers; i++) {
 		char what[160];
@@ -499,7 +499,7 @@ report_agreement(const struct hgw_app *a)
 			printf("worker %u agrees with worker %u: yes, by digest "
 			       "up to seq %" PRIu64 " (they stopped at different "
 			       "points of the feed)\n", i, ref,
-			       hgw_ctl_compared_seq());
+			       hgw_ctl_compared_seq(a->ctl));
 			continue;
 		}
 		d = replicas_differ(workers[ref], workers[i],
@@ -589,10 +589,10 @@ report_losses(const struct hgw_app *a)
 
 /* Venue answers that contradicted what was sent (each a kill). */
 static int
-report_contradictions(void)
+report_contradictions(const struct hgw_app *a)
 {
 	struct hgw_vgate_lie_rec l;
-	uint64_t n = hgw_ctl_contradictions(&l);
+	uint64_t n = hgw_ctl_contradictions(a->ctl, &l);
 	char what[256];
 
 	if (n == 0)
@@ -633,7 +633,7 @@ app_report(struct hgw_app *a)
 	status |= report_agreement(a);
 	status |= report_halts(a);
 	status |= report_losses(a);
-	status |= report_contradictions();
+	status |= report_contradictions(a);
 	if (t->journal != NULL)
 		printf("journal %s: %" PRIu64 " orders written, %" PRIu64
 		       " failed, %" PRIu64 " write errors\n",

@@ -235,9 +235,9 @@ hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
 		       v->cancel_on_disconnect ?
 		       "it stopped with orders open" :
 		       "cancel_on_disconnect = no");
-		hgw_ctl_kill("orders of an earlier run today may still be "
-			     "open at the venue: check them there, then "
-			     "clear the kill switch");
+		hgw_ctl_kill(v->ctl.plane, "orders of an earlier run today "
+			     "may still be open at the venue: check them "
+			     "there, then clear the kill switch");
 	}
 	for (uint32_t i = 0; i < ms; i++) {
 		/* relaxed: a start-up hint; the TX lcore checks the session
@@ -255,7 +255,7 @@ hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms)
 	}
 	printf("venue: not logged in after %u ms; trading starts with the "
 	       "kill switch on\n", ms);
-	hgw_ctl_session_lost();
+	hgw_ctl_session_lost(v->ctl.plane);
 }
 
 /* ---- TX lcore ---------------------------------------------------------- */
@@ -612,7 +612,7 @@ hgw_venue_ctl_take(struct hgw_venue_ctl *vc, const struct hgw_venue_msg *m)
 	if (m->ok && m->lie.lie != HGW_VGATE_LIE_NONE && vc->closed)
 		/* after the replicas stopped: no kill to set, but the run
 		 * still says so, and its exit status */
-		hgw_ctl_contradicted(&m->lie);
+		hgw_ctl_contradicted(vc->plane, &m->lie);
 	if (vc->closed)
 		return;
 	if (!m->ok) {
@@ -620,23 +620,29 @@ hgw_venue_ctl_take(struct hgw_venue_ctl *vc, const struct hgw_venue_msg *m)
 		 * it says, so stop trading */
 		vc->not_posted++;
 		vc->lost_calls++;
-		hgw_ctl_session_lost();
+		hgw_ctl_session_lost(vc->plane);
 		return;
 	}
-	if (hgw_ctl_venue_answer(&m->a) == 0)
+	if (hgw_ctl_venue_answer(vc->plane, &m->a) == 0)
 		vc->posted++;
 	else
 		vc->not_posted++;
 	if (m->lie.lie != HGW_VGATE_LIE_NONE)
 		/* after the answer itself: every replica takes it, then
 		 * the kill */
-		hgw_ctl_contradicted(&m->lie);
+		hgw_ctl_contradicted(vc->plane, &m->lie);
 }
 
 void
 hgw_venue_ctl_close(struct hgw_venue_ctl *vc)
 {
 	vc->closed = 1;
+}
+
+void
+hgw_venue_ctl_bind(struct hgw_venue_ctl *vc, struct hgw_ctl *plane)
+{
+	vc->plane = plane;
 }
 
 void
@@ -679,7 +685,8 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 {
 	struct hgw_venue_ctl *vc = &v->ctl;
 	struct hgw_venue_msg m[32];
-	unsigned int n, room = vc->closed ? UINT_MAX : hgw_ctl_event_room();
+	unsigned int n, room = vc->closed ? UINT_MAX :
+			    hgw_ctl_event_room(vc->plane);
 	uint64_t done = 0;
 	/* acquire: pairs with the TX lcore's release of the new count */
 	uint32_t lost = atomic_load_explicit(&v->shared.lost,
@@ -708,7 +715,7 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 	if (lost != vc->lost_seen && !vc->closed) {
 		vc->lost_seen = lost;
 		vc->lost_calls++;
-		hgw_ctl_session_lost();
+		hgw_ctl_session_lost(vc->plane);
 	}
 }
 

@@ -63,10 +63,13 @@ struct hgw_venue_msg {
 };
 _Static_assert(sizeof(struct hgw_venue_msg) % 8 == 0, "ring element size");
 
+struct hgw_ctl;
+
 /* The control lcore's side of a venue session (tx-lcore: struct
  * hgw_venue's; downstream: the relay's): the venue journal and what went
  * to the replicas. */
 struct hgw_venue_ctl {
+	struct hgw_ctl *plane;          /* what the answers go to */
 	FILE *journal;
 	char journal_path[300];
 	uint64_t lost_seen;             /* shared.lost last acted on */
@@ -180,6 +183,8 @@ void hgw_venue_ctl_take(struct hgw_venue_ctl *vc,
  * lcore, every poll: 0 or -1), print the control side's counters (close:
  * from now on to the journal only), close it. */
 void hgw_venue_ctl_open(struct hgw_venue_ctl *vc, const struct hgw_config *c);
+/* Start-up, after hgw_ctl_init: the control plane the messages go to. */
+void hgw_venue_ctl_bind(struct hgw_venue_ctl *vc, struct hgw_ctl *plane);
 /* Control lcore: the replicas have stopped; venue messages from now on
  * are journalled only. */
 void hgw_venue_ctl_close(struct hgw_venue_ctl *vc);
