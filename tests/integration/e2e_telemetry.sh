@@ -35,7 +35,8 @@ telemetry)
 	case $mode in ?????w????|????????w?) fail "telemetry socket is $mode: others may write";; esac
 	# queried once orders leave: the commands are registered and the
 	# counters moving (at most 30 s: a loaded host starts slowly)
-	sent_wait $hw "$T/out0.pcap" "$T/out1.pcap" || true
+	sent_wait $hw "$T/out0.pcap" "$T/out1.pcap" ||
+		fail "no order left in 30 s (or hedgewire ended): $(tail -3 "$T/err")"
 	printf '/hgw/stats\n/hgw/workers\n/hgw/latency\n' |
 		dpdk-telemetry.py -f "$PREFIX" >"$T/tel" 2>&1 || fail "dpdk-telemetry.py: $(cat "$T/tel")"
 	# it runs until told to stop (not at the end of the session), so it
