@@ -139,11 +139,14 @@ patch-refuse)
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,tx_pcap=$T/out.pcap" -- \
 		-c "$T/conf.ini" >"$T/out" 2>"$T/err" &
 	pid=$!
+	PIDS+=("$pid")
 	tel() { echo "$1" | timeout 10 dpdk-telemetry.py -f "$PREFIX" 2>&1 | grep '^{'; }
 	for _ in $(seq 150); do
 		tel /hgw/table | grep -q entries && break
 		sleep 0.2
 	done
+	tel /hgw/table | grep -q entries ||
+		fail "/hgw/table never answered: $(tail -3 "$T/err")"
 	mkdir "$T/dir"
 	mkfifo "$T/fifo"
 	awk 'BEGIN { for (i = 0; i < 60000; i++) print "0 0 0 B 0 0 Y 100 1 1" }' >"$T/big.txt"
