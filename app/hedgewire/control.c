@@ -486,29 +486,35 @@ hgw_ctl_unsent(struct hgw_ctl *ct, uint64_t key, uint64_t seq)
 	return rc;
 }
 
+uint32_t
+ctl_met_count(struct hgw_ctl *ct, uint32_t j)
+{
+	/* acquire: pairs with the worker's release of its horizon; the
+	 * sessions it published up to the index the horizon names were
+	 * written before that store */
+	uint64_t h = atomic_load_explicit(&ct->w[j]->shared.horizon,
+					  memory_order_acquire);
+	uint32_t s;
+	uint64_t q;
+
+	return hgw_pos_decode(h, HGW_FEED_MAX_SESSIONS, &s, &q) ? s + 1 : 0;
+}
+
 int
 hgw_ctl_session_key(struct hgw_ctl *ct, const char tail[4], uint64_t *key)
 {
 	int found = -1;
 
 	/* the latest session met whose name ends in tail, from the
-	 * sessions the workers published: the entries below the index a
-	 * horizon names were written before that release store (acquire
-	 * here) */
-	for (uint32_t j = 0; j < ct->n && found < 0; j++) {
-		uint64_t h = atomic_load_explicit(&ct->w[j]->shared.horizon,
-						  memory_order_acquire);
-		uint32_t met = (uint32_t)(h >> 56);
-
-		for (uint32_t s = met < HGW_FEED_MAX_SESSIONS ? met :
-		     HGW_FEED_MAX_SESSIONS; s-- > 0;)
+	 * sessions the workers published (ctl_met_count) */
+	for (uint32_t j = 0; j < ct->n && found < 0; j++)
+		for (uint32_t s = ctl_met_count(ct, j); s-- > 0;)
 			if (memcmp(ct->w[j]->met[s].name +
 				   HGW_MOLD_SESSION_LEN - 4, tail, 4) == 0) {
 				*key = ct->w[j]->met[s].key;
 				found = 0;
 				break;
 			}
-	}
 	return found;
 }
 

@@ -125,6 +125,10 @@ void ctl_patches_reap(struct hgw_ctl *ct);
 /* 1 once worker i stopped for good (it takes no more events). */
 int ctl_worker_dead(struct hgw_ctl *ct, uint32_t i);
 
+/* How many of worker j's published sessions (met[]) the control plane
+ * may read now: those up to the index its horizon names (acquire). */
+uint32_t ctl_met_count(struct hgw_ctl *ct, uint32_t j);
+
 /* A risk limit's name (hgw_event_describe's). */
 const char *ctl_limit_name(int k);
 

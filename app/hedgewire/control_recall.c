@@ -119,25 +119,18 @@ ctl_recall_wait(struct hgw_ctl *ct, char *err, size_t errlen)
 }
 
 /* The 10-byte name of a session key, from the sessions a worker
- * published (worker.h, met): the entries below the index its horizon
- * names were written before that release store (acquire here). Blank if
- * no worker has it. */
+ * published (worker.h, met; ctl_met_count). Blank if no worker has it. */
 static void
 session_name(struct hgw_ctl *ct, uint64_t key, char *name)
 {
 	memset(name, ' ', HGW_MOLD_SESSION_LEN);
-	for (uint32_t j = 0; j < ct->n; j++) {
-		uint64_t h = atomic_load_explicit(&ct->w[j]->shared.horizon,
-						  memory_order_acquire);
-		uint32_t met = (uint32_t)(h >> 56);
-
-		for (uint32_t s = 0; s < met && s < HGW_FEED_MAX_SESSIONS; s++)
+	for (uint32_t j = 0; j < ct->n; j++)
+		for (uint32_t s = 0, n = ctl_met_count(ct, j); s < n; s++)
 			if (ct->w[j]->met[s].key == key) {
 				memcpy(name, ct->w[j]->met[s].name,
 				       HGW_MOLD_SESSION_LEN);
 				return;
 			}
-	}
 }
 
 /* One UNSENT event (under ct->lock): every replica takes the order of

@@ -631,7 +631,7 @@ wk_events_idle(struct hgw_worker *w)
 	/* relaxed: our own store */
 	uint64_t h = atomic_load_explicit(&w->shared.horizon,
 					  memory_order_relaxed);
-	uint32_t s = (uint32_t)(h >> 56);
+	uint32_t s;
 	uint64_t key = 0, seq = 0;
 	int sidx = -1;
 
@@ -641,11 +641,11 @@ wk_events_idle(struct hgw_worker *w)
 	if (a != w->ev_seen && !(a & HGW_ANNOUNCE_LEAVE))
 		events_take(w, a);
 	if (h != 0) {
-		if (s == 0 || s > w->feed.nsessions)
+		if (!hgw_pos_decode(h, w->feed.nsessions, &s, &seq))
 			return;
-		sidx = (int)s - 1;
+		sidx = (int)s;
 		key = w->feed.sessions[sidx].key;
-		seq = (h & HGW_POS_SEQ_MASK) + 1;
+		seq++;
 	}
 	while (w->ev_n != 0) {
 		const struct hgw_event *e = &w->ev_q[w->ev_head];
