@@ -63,23 +63,30 @@ dd_stop() {
 		fail "hgw-dedup did not see hedgewire leave: $(grep 'left the link' "$T/dd.out")"
 }
 
-# hwd [hedgewire --set options]: 2 workers, downstream, orders on the
-# memif (port 1), events log $T/events.log; sets RC
-hwd() {
-	local mem
-	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
-	RC=0
+# hwd_bg [hedgewire --set options]: 2 workers, downstream, orders on the
+# memif (port 1), events log $T/events.log, in the background; its pid
+# in HWPID
+hwd_bg() {
 	rm -f "$T/events.log"
 	run_conf "$@"
 	# shellcheck disable=SC2086
-	"$HEDGEWIRE" "--lcores=0@0,1@1,2@0" --no-pci $mem \
+	"$HEDGEWIRE" "--lcores=0@0,1@1,2@0" --no-pci $EAL_MEM \
 		--file-prefix "$PREFIX" --log-level=error \
 		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap" \
 		--vdev "net_memif0,role=client,$MEMIF" -- -c "$T/conf.ini" \
 		--set run.dedup=downstream --set order.port=1 \
 		--set venue.port="$PORT" --set replay.pace=rate \
 		--set run.events_log="$T/events.log" "$@" \
-		>"$T/out" 2>"$T/err" || RC=$?
+		>"$T/out" 2>"$T/err" &
+	HWPID=$!
+	PIDS+=("$HWPID")
+}
+
+# hwd [hedgewire --set options]: hwd_bg, waited for; sets RC
+hwd() {
+	RC=0
+	hwd_bg "$@"
+	wait "$HWPID" || RC=$?
 }
 
 # dv KEY: a number from hgw-dedup's "venue: ..." lines ("KEY N")
@@ -230,7 +237,7 @@ downstream-kill)
 		--cmd /hgw/risk/kill,1 --gap-ms 500,500 --duration 1 \
 		--after "$T/sim.jsonl:\"type\": \"U\"" >"$T/driver.out" 2>&1 &
 	PIDS+=($!)
-	hwd --set replay.pps=3000
+	driven $! hwd_bg --set replay.pps=3000
 	dd_stop
 	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
 	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err")"

@@ -46,17 +46,45 @@ sys.stdout.write(''.join(out))
 PY
 }
 
-# hw [hedgewire --set options]: 2 workers, tx-lcore, the session to $PORT,
-# events log $T/events.log (a new one each run); sets RC (never fails the
-# script by itself)
-hw() {
-	RC=0
+# hw_bg [hedgewire --set options]: 2 workers, tx-lcore, the session to
+# $PORT, events log $T/events.log (a new one each run), in the background
+# (hedgewire itself, not a subshell, so that a signal reaches it); its
+# pid in HWPID
+hw_bg() {
 	rm -f "$T/events.log"
 	run_conf "$@"
-	run_hw "--lcores=0@0,1@1,2@0,3@1" \
-		"net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
-		-c "$T/conf.ini" --set venue.port="$PORT" \
-		--set run.events_log="$T/events.log" "$@" || RC=$?
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" "--lcores=0@0,1@1,2@0,3@1" --no-pci $EAL_MEM \
+		--file-prefix "$PREFIX" --log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
+		-- -c "$T/conf.ini" --set venue.port="$PORT" \
+		--set run.events_log="$T/events.log" "$@" >"$T/out" 2>"$T/err" &
+	HWPID=$!
+	PIDS+=("$HWPID")
+}
+
+# hw [hedgewire --set options]: hw_bg, waited for; sets RC (never fails
+# the script by itself)
+hw() {
+	RC=0
+	hw_bg "$@"
+	wait "$HWPID" || RC=$?
+}
+
+# driven DRIVER START [hedgewire --set options]: START (hw_bg, or hwd_bg
+# downstream) with the options, but the run goes on past the end of the
+# session until the telemetry driver DRIVER (a pid) has sent its
+# commands, and then stops on SIGTERM: the commands land while hedgewire
+# runs, however long a loaded host takes to get the first order to the
+# venue. A driver that got no event back fails the script. Sets RC.
+driven() {
+	local drv=$1 start=$2
+	shift 2
+	RC=0
+	"$start" --set run.stop_at_end_of_session=no "$@"
+	wait "$drv" || fail "telemetry driver: $(cat "$T/driver.out"); hedgewire: $(tail -3 "$T/err")"
+	kill -TERM "$HWPID" 2>/dev/null || true
+	wait "$HWPID" || RC=$?
 }
 
 # check_ref [venue_check.py ref options]: the orders the simulator
@@ -293,7 +321,8 @@ restart | restart-open)
 		-- -c "$T/conf.ini" --set venue.port="$PORT" \
 		--set run.events_log="$T/events1.log" \
 		--set venue.cancel_on_disconnect=$cod \
-		--set replay.pace=rate --set replay.pps=3000 >"$T/out1" 2>&1) &
+		--set replay.pace=rate --set replay.pps=3000 \
+		--set run.stop_at_end_of_session=no >"$T/out1" 2>&1) &
 	hwpid=$!
 	# killed once orders flow (a loaded host starts slowly), mid-replay
 	for ((i = 0; i < 600; i++)); do
@@ -302,6 +331,9 @@ restart | restart-open)
 		sleep 0.05
 	done
 	sleep 0.5
+	# it runs past the end of the session: a SIGKILL, never an end
+	kill -0 "$hwpid" 2>/dev/null ||
+		fail "the first run ended before the SIGKILL: $(tail -3 "$T/out1")"
 	kill -KILL "$hwpid" 2>/dev/null || true
 	wait "$hwpid" 2>/dev/null || true
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
@@ -374,7 +406,7 @@ kill)
 		--cmd /hgw/risk/kill,1 --gap-ms 500,500 --duration 1 \
 		--after "$T/sim.jsonl:\"type\": \"U\"" >"$T/driver.out" 2>&1 &
 	PIDS+=($!)
-	hw --set replay.pace=rate --set replay.pps=3000
+	driven $! hw_bg --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
 	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
@@ -399,7 +431,7 @@ kill-unanswered)
 		--cmd /hgw/risk/kill,1 --gap-ms 200,200 --duration 1 \
 		--after "$T/sim.jsonl:\"event\": \"stall\"" >"$T/driver.out" 2>&1 &
 	PIDS+=($!)
-	hw --set replay.pace=rate --set replay.pps=3000 \
+	driven $! hw_bg --set replay.pace=rate --set replay.pps=3000 \
 		--set venue.heartbeat_ms=500 --set venue.dead_ms=3000
 	[ "$RC" = 10 ] || fail "exit $RC with the kill's cancels unanswered: $(tail -3 "$T/err"); driver: $(cat "$T/driver.out")"
 	[ "$(vv "cancels sent")" -gt 0 ] || [ "$(vv kills)" -gt 0 ] ||
