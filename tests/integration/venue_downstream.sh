@@ -172,22 +172,23 @@ downstream-login)
 	rm -f "$T/dstate"
 	sim_start
 	dd_start
-	( hwd --set replay.pps=2000; echo "$RC" >"$T/hwrc" ) &
-	hwpid=$!
+	# past the end of the session: the signal below finds it running
+	hwd_bg --set replay.pps=2000 --set run.stop_at_end_of_session=no
 	# stopped once orders flow: on a loaded host the memif link can
 	# take over a second to come up, and a stop before it finds no
 	# link to leave (hedgewire then exits 10: orders refused)
 	for ((i = 0; i < 600; i++)); do
 		grep -q '"type": "U"' "$T/sim.jsonl" 2>/dev/null && break
-		kill -0 "$hwpid" 2>/dev/null || break
+		kill -0 "$HWPID" 2>/dev/null || break
 		sleep 0.05
 	done
 	sleep 0.5
-	pkill -TERM -f -- "--file-prefix $PREFIX --log-level" || fail "no hedgewire to stop"
-	kill -TERM "$DDPID"
-	wait "$hwpid"
+	kill -0 "$HWPID" 2>/dev/null || fail "hedgewire ended before the stop: $(tail -3 "$T/err")"
+	kill -TERM "$HWPID" "$DDPID"
+	RC=0
+	wait "$HWPID" || RC=$?
 	dd_stop
-	expect_eq "hedgewire exit, both stopped at once" "$(cat "$T/hwrc")" 0
+	expect_eq "hedgewire exit, both stopped at once" "$RC" 0
 	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC, both stopped at once: $(cat "$T/dd.err")"
 	grep -q "hedgewire did not leave" "$T/dd.out" && fail "hgw-dedup gave up waiting for hedgewire"
 	[ "$(dv "orders sent")" -gt 0 ] || fail "no orders sent before the stop: $(grep '^venue' "$T/dd.out")"

@@ -268,8 +268,12 @@ replay)
 		--cmd /hgw/risk/kill,0 --gap-ms 500,500 --duration 1 \
 		--after "$T/sim.jsonl:\"reason\": \"drop-after" \
 		>"$T/driver.out" 2>&1 &
-	PIDS+=($!)
+	drv=$!
+	PIDS+=("$drv")
 	hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=3000
+	# its output whole (it may re-enable nothing if the run ended first:
+	# what it did is counted below)
+	wait "$drv" || true
 	[ "$RC" = 0 ] || fail "exit $RC: $(tail -5 "$T/err")"
 	[ "$(vv logins)" -ge 2 ] || fail "no reconnect: $(grep '^venue' "$T/out")"
 	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill on the lost session"
@@ -336,6 +340,8 @@ restart | restart-open)
 		fail "the first run ended before the SIGKILL: $(tail -3 "$T/out1")"
 	kill -KILL "$hwpid" 2>/dev/null || true
 	wait "$hwpid" 2>/dev/null || true
+	# what it wrote before the SIGKILL, a lagging simulator reads later
+	sim_settled
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
 	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
 	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
