@@ -93,7 +93,8 @@ kill)
 	# no record torn; tshark reads it.
 	for mode in claim tx-lcore downstream; do
 		rm -f "$T"/journal*.pcap
-		start_hw 2 "$mode"
+		# past the end of the session: the SIGKILL finds it running
+		start_hw 2 "$mode" --set run.stop_at_end_of_session=no
 		wait_orders 300 || fail "$mode: no orders before the kill: $(cat "$T/err")"
 		kill -KILL "$pid"
 		wait "$pid" 2>/dev/null || true
@@ -188,7 +189,11 @@ sighup)
 	# is reopened the same way. The files together hold every order.
 	for mode in claim tx-lcore; do
 		rm -f "$T"/journal*.pcap "$T"/events.log*
-		start_hw 2 "$mode" --set run.events_log="$T/events.log"
+		# past the end of the session, stopped below once the last
+		# file holds orders (a loaded host may take longer over the
+		# two rotations than the feed lasts)
+		start_hw 2 "$mode" --set run.events_log="$T/events.log" \
+			--set run.stop_at_end_of_session=no --set replay.pps=2500
 		wait_orders 200 || fail "$mode: no orders before SIGHUP"
 		mv "$T/journal.pcap" "$T/journal.pcap.rotated"
 		mv "$T/events.log" "$T/events.log.rotated"
@@ -199,6 +204,10 @@ sighup)
 		kill -HUP "$pid"
 		wait_line "^journal $T/journal.1.pcap: opened (after $T/journal.pcap,"
 		wait_line "^events log $T/events.log.1: opened"
+		n=$(sent_orders)
+		wait_orders $((n + 50)) ||
+			fail "$mode: no order after the second SIGHUP ($n before it): $(tail -3 "$T/err")"
+		kill -TERM "$pid"
 		wait "$pid" || fail "$mode: exit status $?: $(cat "$T/err")"
 		for f in "$T/journal.pcap.rotated" "$T/journal.pcap" "$T/journal.1.pcap"; do
 			[ "$(stat -c %s "$f")" -gt 24 ] || fail "$mode: $f holds no order"

@@ -49,7 +49,8 @@ start_meter() {
 	# shellcheck disable=SC2086
 	"$METER" -l"$lcore" --no-pci $mem --file-prefix "$PREFIX-m" \
 		--log-level=error --vdev "net_memif0,role=server,$MEMIF" -- \
-		--pcap "$T/feed.pcap" "$@" >"$T/meter.out" 2>"$T/meter.err" &
+		--pcap "$T/feed.pcap" --stall-ms 30000 "$@" \
+		>"$T/meter.out" 2>"$T/meter.err" &
 	MPID=$!
 	PIDS+=("$MPID")
 }
@@ -192,8 +193,11 @@ EOF
 # silent: nobody answers, worker 1 gives up and halts (exit 16), worker
 # 0 carries on and every expected order is still matched once.
 recover() {
-	local mode=$1 retrans=() rc what="recovery, $1" damage
+	local mode=$1 retrans=() rc what="recovery, $1" damage rq=()
+	# answered: 3 s before worker 1 gives up (the default 0.3 s is short
+	# for a meter that shares a loaded CPU); silent: the default
 	[ "$mode" = silent ] || retrans=(--retrans 10.9.9.9:26400)
+	[ "$mode" = silent ] || rq=(--set recovery.timeout_ms=200)
 	damage=(--drop 1:3000-3010)
 	[ "$mode" != corrupt ] || damage=(--corrupt 1:4000)
 	# latejoin: worker 1 meets the feed 2,000 frames in (join = recover)
@@ -203,7 +207,7 @@ recover() {
 		--link-timeout-ms 30000 "${damage[@]}" "${retrans[@]}"
 	wait_socket
 	hw_client --lcores=0@0,1@1,2@0 --set run.workers=2 --set run.dedup=claim \
-		--set recovery.server=10.9.9.9:26400
+		--set recovery.server=10.9.9.9:26400 "${rq[@]}"
 	stop_both "$what"
 	rc=$HRC
 	expect_eq "$what: matched" "$(mvalue matched)" "$want"
