@@ -68,18 +68,51 @@ wk_halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session, uint64_t seq)
 
 static inline void flush_batch(struct hgw_worker *w);
 
-/* Decode one frame, appending its new messages to the burst's batch.
- * Returns how many bytes of the frame the decoder read (for invalidation:
- * every block's length was walked, so all of the MoldUDP64 payload).
- * *ahead = 1: the frame lies past a gap and was not taken (hold_on). */
-uint32_t
-wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
-	      int *ahead)
+/* The decoder: a frame's messages appended to the batch, once the feed
+ * has accepted it (hgw_feed_packet_ck). It reads the frame and moves the
+ * feed's sequence state, nothing else: what the feed's verdict means for
+ * trading is take_frame's. Returns the bytes of the frame read (for
+ * invalidation: every block's length was walked, so all of the MoldUDP64
+ * payload). */
+static inline uint32_t
+decode_messages(struct hgw_worker *w, const uint8_t *frame,
+		struct hgw_feed_pkt *p)
 {
-	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
-	struct hgw_feed_pkt p;
 	const uint8_t *msg;
 	uint16_t len;
+
+	while ((msg = hgw_feed_next(&w->feed, p, &len)) != NULL) {
+		/* p->seq is the next one */
+		w->batch[w->nbatch++] = (struct hgw_batch_msg){
+			.msg = msg, .seq = p->seq - 1, .session = p->session,
+		};
+	}
+	return (uint32_t)(p->next - frame);
+}
+
+/* Every session this worker met has ended: said to the control plane. */
+static __rte_noinline void
+feed_end_note(struct hgw_worker *w)
+{
+	uint32_t ended = 1;
+
+	for (uint32_t i = 0; i < w->feed.nsessions; i++)
+		ended &= w->feed.sessions[i].ended;
+	/* relaxed: a flag the control loop polls */
+	atomic_store_explicit(&w->shared.at_end, ended, memory_order_relaxed);
+}
+
+/* One frame into the pipeline: the feed's verdict on it, what that
+ * means for trading, then its messages into the batch. flags: the
+ * feed's (HGW_FEED_TAKE_GAP gives a gap up); hold: a constant of each
+ * caller, 1 when frames past a gap are held (A/B lines, recovery), which
+ * then come back with *ahead = 1, not taken, p saying where they belong.
+ * Returns the bytes of the frame read. */
+static __rte_always_inline uint32_t
+take_frame(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
+	   const int hold, struct hgw_feed_pkt *p, int *ahead)
+{
+	const uint8_t *frame = rte_pktmbuf_mtod(m, const uint8_t *);
 	int rc;
 
 	if (unlikely(m->nb_segs != 1)) {
@@ -87,27 +120,19 @@ wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 		return 0;
 	}
 	rc = hgw_feed_packet_ck(&w->feed, frame, rte_pktmbuf_data_len(m),
-				rx_checksums(m) | flags, &p);
+				rx_checksums(m) | flags, p);
 	if (unlikely(rc < 0)) {
 		enum hgw_feed_drop d = hgw_feed_reason(rc);
 
-		if (rc == HGW_FEED_AHEAD) {
+		if (hold && rc == HGW_FEED_AHEAD) {
 			*ahead = 1;
-			w->hold.line_end[w->cur_line & 1] = RTE_MAX(
-				w->hold.line_end[w->cur_line & 1],
-				p.seq + p.left);
-			w->hold_session = p.session;
-			w->hold_seq = p.seq;
-			w->hold_left = p.left;
-		} else if (d == HGW_FEED_DROP_IP_CHECKSUM ||
-			   d == HGW_FEED_DROP_UDP_CHECKSUM) {
-			/* the frame is lost; with a second line or a
-			 * re-request server the gap it leaves may still be
-			 * filled (and halts the worker if not) */
-			if (!w->hold_on) {
-				flush_batch(w);
-				wk_halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
-			}
+		} else if (!hold && (d == HGW_FEED_DROP_IP_CHECKSUM ||
+				     d == HGW_FEED_DROP_UDP_CHECKSUM)) {
+			/* the frame is lost (with a second line or a
+			 * re-request server, the gap it leaves may still
+			 * be filled, and halts the worker if not) */
+			flush_batch(w);
+			wk_halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
 		}
 		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
 	}
@@ -115,47 +140,114 @@ wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 	 * every replica alike, however its frames were batched: the
 	 * messages of the frames before it are applied and evaluated
 	 * first. */
-	if (unlikely(p.gap | p.join))
+	if (unlikely(p->gap | p->join))
 		flush_batch(w);
-	if (unlikely(p.gap))
-		wk_halt(w, HGW_HALT_GAP, p.session, p.seq);
-	if (unlikely(p.join))
+	if (unlikely(p->gap))
+		wk_halt(w, HGW_HALT_GAP, p->session, p->seq);
+	if (unlikely(p->join))
 		w->warmup_left = w->warmup_messages;
-	if (unlikely(w->hold_on))
-		w->hold.line_end[w->cur_line & 1] = RTE_MAX(
-			w->hold.line_end[w->cur_line & 1], p.seq + p.left);
-	while ((msg = hgw_feed_next(&w->feed, &p, &len)) != NULL) {
-		/* p.seq is the next one */
-		w->batch[w->nbatch++] = (struct hgw_batch_msg){
-			.msg = msg, .seq = p.seq - 1, .session = p.session,
-		};
-	}
-	if (unlikely(p.end)) {
-		uint32_t ended = 1;
-
-		for (uint32_t i = 0; i < w->feed.nsessions; i++)
-			ended &= w->feed.sessions[i].ended;
-		atomic_store_explicit(&w->shared.at_end, ended,
-				      memory_order_relaxed);
-	}
-	return (uint32_t)(p.next - frame);
+	if (hold)
+		wk_hold_delivered(w, p->seq + p->left);
+	rc = (int)decode_messages(w, frame, p);
+	if (unlikely(p->end))
+		feed_end_note(w);
+	return (uint32_t)rc;
 }
 
-
-/* Decode a frame of the burst; a frame past a gap is held (w->held_now:
- * the caller must not free it) when A/B lines or recovery may fill the
- * gap; a frame that moved the sequence on may let held ones through. */
 uint32_t
-wk_decode_frame(struct hgw_worker *w, struct rte_mbuf *m)
+wk_frame(struct hgw_worker *w, struct rte_mbuf *m)
 {
+	struct hgw_feed_pkt p;
 	int ahead = 0;
-	uint32_t r = wk_decode_one(w, m, 0, &ahead);
+
+	return take_frame(w, m, 0, 0, &p, &ahead);
+}
+
+/* Held frame 0 into the pipeline (flags: HGW_FEED_TAKE_GAP gives its gap
+ * up), as a frame of the line that delivered it: 1 if taken, and off the
+ * buffer (freed after the batch that points into it); 0 if still ahead. */
+static int
+hold_take(struct hgw_worker *w, uint32_t flags)
+{
+	struct hgw_hold *h = &w->hold;
+	uint8_t line = w->cur_line;
+	struct hgw_feed_pkt p;
+	int ahead = 0;
+
+	if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
+		flush_batch(w);
+	w->cur_line = h->line[0];
+	take_frame(w, h->m[0], flags, 1, &p, &ahead);
+	w->cur_line = line;
+	if (ahead)
+		return 0;
+	if (h->nfree == RTE_DIM(h->free)) {
+		flush_batch(w);
+		rte_pktmbuf_free_bulk(h->free, h->nfree);
+		h->nfree = 0;
+	}
+	wk_hold_taken(w);
+	return 1;
+}
+
+/* The sequence moved on: take every held frame it reached. */
+static void
+hold_retry(struct hgw_worker *w)
+{
+	while (w->hold.n != 0 && w->hold.seq[0] <= wk_hold_next_seq(w))
+		if (!hold_take(w, 0))
+			break;
+	wk_hold_recovery_next(w);
+}
+
+/* Nothing will fill the gap: the worker halts, saying why, and takes the
+ * oldest held frame as a gap, and whatever follows it. */
+void
+wk_hold_give_up(struct hgw_worker *w, enum hgw_halt why)
+{
+	if (w->hold.n == 0)
+		return;
+	wk_hold_gave_up(w, why);
+	wk_halt(w, why, w->hold.session[0], wk_hold_next_seq(w));
+	hold_take(w, HGW_FEED_TAKE_GAP);
+	hold_retry(w);
+	if (w->hold.n != 0)
+		w->hold.since = rte_rdtsc();	/* a later gap: its own wait */
+}
+
+/* A frame past a gap: held, unless the other line's copy already is (a
+ * full buffer first gives up on the oldest gap, which may make this
+ * frame next: then it is taken). */
+static __rte_noinline void
+hold_frame(struct hgw_worker *w, struct rte_mbuf *m,
+	   const struct hgw_feed_pkt *p)
+{
+	int gave_up = 0;
+
+	if (wk_hold_copy(w, m, p))
+		return;
+	if (w->hold.n == w->hold.max) {
+		w->hold.full++;
+		wk_hold_give_up(w, HGW_HALT_HOLD_FULL);
+		gave_up = 1;
+	}
+	wk_hold_put(w, m, p);
+	if (gave_up)
+		hold_retry(w);
+}
+
+uint32_t
+wk_frame_hold(struct hgw_worker *w, struct rte_mbuf *m, int *held)
+{
+	struct hgw_feed_pkt p;
+	int ahead = 0;
+	uint32_t r = take_frame(w, m, 0, 1, &p, &ahead);
 
 	if (unlikely(ahead)) {
-		wk_hold_add(w, m);
-		w->held_now = 1;
-	} else if (unlikely(w->hold_on) && w->hold.n != 0) {
-		wk_hold_retry(w);
+		hold_frame(w, m, &p);
+		*held = 1;
+	} else if (w->hold.n != 0) {
+		hold_retry(w);
 	}
 	return r;
 }
@@ -938,7 +1030,7 @@ wk_release_idio(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
 	}
 }
 
-/* Frames held in this burst (decode_frame set held_now) are the hold
+/* Frames held in this burst (wk_frame_hold said held: NULL) are the hold
  * buffer's now: drop them from pkts/rd, keeping the order. Returns the
  * count left. */
 __rte_noinline uint16_t

@@ -434,13 +434,10 @@ struct hgw_worker {
 	uint32_t halt;                  /* enum hgw_halt, 0: trading */
 	uint64_t halted_triggers, halted_orders;
 	/* A/B lines and recovery: a gap's later frames held (hold_on: the
-	 * decoder returns them as HGW_FEED_AHEAD), the line of the frame
-	 * being decoded, and the frame just held (not to be freed) */
+	 * decoder returns them as HGW_FEED_AHEAD), and the line of the
+	 * frame being decoded */
 	int hold_on;
-	uint8_t cur_line, held_now;
-	uint16_t hold_session;          /* where the frame just held belongs */
-	uint16_t hold_left;             /* ... and its message count */
-	uint64_t hold_seq;
+	uint8_t cur_line;
 	/* [feed] join = baseline: messages still to apply after the join
 	 * before triggers are evaluated (every replica alike) */
 	uint32_t warmup_messages;

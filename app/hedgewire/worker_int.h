@@ -17,13 +17,12 @@
 /* Most frames one rx_burst returns. */
 #define MAX_BURST 512
 
-/* worker.c: decode a frame into the batch (flags: HGW_FEED_TAKE_GAP to
- * give a gap up); bytes of it read; *ahead = 1: past a gap, not taken */
-uint32_t wk_decode_one(struct hgw_worker *w, struct rte_mbuf *m,
-		       uint32_t flags, int *ahead);
-/* worker.c: decode a frame of the burst; with hold_on a frame past a gap
- * is held (w->held_now: the caller must not free it) */
-uint32_t wk_decode_frame(struct hgw_worker *w, struct rte_mbuf *m);
+/* worker.c: one frame of a burst into the pipeline (its messages join
+ * the batch); the bytes of it the decoder read. wk_frame_hold, in the
+ * loops that hold frames past a gap: *held = 1 when it was held, and the
+ * caller must not free it. */
+uint32_t wk_frame(struct hgw_worker *w, struct rte_mbuf *m);
+uint32_t wk_frame_hold(struct hgw_worker *w, struct rte_mbuf *m, int *held);
 /* worker.c: apply the batch to the book, evaluate, send */
 void wk_flush(struct hgw_worker *w);
 void wk_events_idle(struct hgw_worker *w);
@@ -62,17 +61,39 @@ void wk_snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 		      const struct hgw_sender *s, uint64_t won, uint64_t lost,
 		      uint32_t req, const struct hgw_worker *w);
 
-/* worker_hold.c: A/B lines and recovery (cold: only with hold_on) */
-void wk_hold_add(struct hgw_worker *w, struct rte_mbuf *m);
-void wk_hold_retry(struct hgw_worker *w);
+/* worker.c: nothing will fill the held gap: halt (why) and take the
+ * frames past it */
 void wk_hold_give_up(struct hgw_worker *w, enum hgw_halt why);
-void wk_hold_check(struct hgw_worker *w);
 
-/* worker_loop_paced.c: a paced burst (each frame alone, at its
- * deadline); worker.c: the IDIO release of a burst's buffers, and the
- * compaction of a burst that lost frames to the hold buffer. */
-void wk_paced_burst(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
-		    uint32_t *rd);
+/* worker_hold.c: the buffer of frames past a gap, for A/B lines and
+ * recovery (cold: only with hold_on); the pipeline takes its frames */
+int wk_hold_copy(struct hgw_worker *w, struct rte_mbuf *m,
+		 const struct hgw_feed_pkt *p);
+void wk_hold_put(struct hgw_worker *w, struct rte_mbuf *m,
+		 const struct hgw_feed_pkt *p);
+void wk_hold_taken(struct hgw_worker *w);
+void wk_hold_recovery_next(struct hgw_worker *w);
+void wk_hold_gave_up(struct hgw_worker *w, enum hgw_halt why);
+enum hgw_halt wk_hold_check(struct hgw_worker *w);
+
+/* The gap before the first held frame: where its session is now. */
+static inline uint64_t
+wk_hold_next_seq(const struct hgw_worker *w)
+{
+	return w->feed.sessions[w->hold.session[0]].next_seq;
+}
+
+/* The line being read delivered sequence numbers up to end (one past). */
+static inline void
+wk_hold_delivered(struct hgw_worker *w, uint64_t end)
+{
+	uint64_t *e = &w->hold.line_end[w->cur_line & 1];
+
+	*e = RTE_MAX(*e, end);
+}
+
+/* worker.c: the IDIO release of a burst's buffers, and the compaction
+ * of a burst that lost frames to the hold buffer. */
 void wk_release_idio(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
 		     const uint32_t *rd);
 uint16_t wk_burst_unhold(struct rte_mbuf **pkts, uint32_t *rd, uint16_t n);

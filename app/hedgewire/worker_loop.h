@@ -40,11 +40,15 @@ static __rte_always_inline void
 wl_decode(struct hgw_worker *w, struct rte_mbuf **pkts, uint32_t *rd,
 	  uint16_t i, int hold)
 {
-	rd[i] = wk_decode_frame(w, pkts[i]);
-	if (hold && unlikely(w->held_now)) {
-		w->held_now = 0;
-		pkts[i] = NULL;
+	int held = 0;
+
+	if (!hold) {
+		rd[i] = wk_frame(w, pkts[i]);
+		return;
 	}
+	rd[i] = wk_frame_hold(w, pkts[i], &held);
+	if (unlikely(held))
+		pkts[i] = NULL;
 }
 
 /* [rx] timestamp = nic: the burst arrived when the NIC stamped its first
@@ -70,6 +74,58 @@ wl_nic_arrival(struct hgw_worker *w, const struct rte_mbuf *m)
 
 	/* a stamp can only be earlier than the rx_burst return */
 	w->rx_tsc = RTE_MIN(t, w->rx_tsc);
+}
+
+/* Paced replay: each frame waits for its release deadline (the same on
+ * every worker) and is processed alone, its arrival being the deadline.
+ * A worker already past it goes on at once and the lateness shows in the
+ * latency. The wait ends early on stop, so a stop is never held up.
+ * (Only the paced loops, worker_loop_paced.c, have WL_PACED.) */
+static __rte_always_inline void
+wl_paced_burst(struct hgw_worker *w, struct rte_mbuf **pkts, uint16_t n,
+	       uint32_t *rd, const unsigned int flags)
+{
+	uint16_t pf_hi = 0;	/* frames below this were prefetched */
+
+	for (uint16_t i = 0; i < n; i++) {
+		struct rte_mbuf *m = pkts[i];
+		uint64_t due, now;
+
+		if (w->pace == HGW_PACE_RATE) {
+			due = hgw_pacer_rate(&w->pacer);
+		} else if (w->ts_offset >= 0 && (m->ol_flags & w->ts_flag)) {
+			due = hgw_pacer_pcap(&w->pacer,
+				*RTE_MBUF_DYNFIELD(m, w->ts_offset,
+						   const rte_mbuf_timestamp_t *));
+		} else {
+			w->pace_no_ts++;
+			due = rte_rdtsc();
+		}
+		now = rte_rdtsc();
+		if (now > due) {
+			w->pace_late++;
+			if (now - due > w->pace_late_max)
+				w->pace_late_max = now - due;
+		}
+		while (now < due &&
+		       !atomic_load_explicit(&hgw_stop, memory_order_relaxed)) {
+			rte_pause();
+			now = rte_rdtsc();
+		}
+		/* due, unless a stop cut the wait short */
+		w->rx_tsc = RTE_MIN(due, now);
+		if (w->prefetch) {
+			uint32_t d = hgw_idio_pf_arrive(&w->pf, w->rx_tsc, 1,
+							(uint32_t)(n - 1 - i));
+
+			for (uint16_t j = RTE_MAX(pf_hi, (uint16_t)(i + 1));
+			     j <= i + d; j++)
+				wl_prefetch_l2(pkts[j]);
+			pf_hi = RTE_MAX(pf_hi, (uint16_t)(i + d + 1));
+		}
+		wl_decode(w, pkts, rd, i, flags & WL_HOLD);
+		wk_flush(w);
+	}
 }
 
 /* Receive and process one burst of one line; returns the number of
@@ -102,7 +158,7 @@ wl_burst(struct hgw_worker *w, uint8_t line, const unsigned int flags)
 	w->rx.bursts++;
 	w->rx.mbufs += n;
 	if (flags & WL_PACED) {
-		wk_paced_burst(w, pkts, n, rd);
+		wl_paced_burst(w, pkts, n, rd, flags);
 	} else {
 		uint32_t pf = w->prefetch ?
 			hgw_idio_pf_depth(&w->pf, w->rx_tsc, n) : 0;
@@ -156,7 +212,10 @@ wl_poll(struct hgw_worker *w, const unsigned int flags)
 	if (w->lines == 2)
 		n += wl_burst(w, 1, flags);
 	if (w->hold.n != 0) {
-		wk_hold_check(w);
+		enum hgw_halt why = wk_hold_check(w);
+
+		if (why != HGW_HALT_NONE)
+			wk_hold_give_up(w, why);
 		if (w->hold.nfree != 0) {
 			wk_flush(w);
 			rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
