@@ -1067,18 +1067,3 @@ wk_snapshot_take(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,
 	/* release: the copy above happens-before the reader's acquire */
 	atomic_store_explicit(&c->done, req, memory_order_release);
 }
-
-/* One main loop per RX mode, chosen here once (worker_loop.h). */
-int
-hgw_worker_main(void *arg)
-{
-	struct hgw_worker *w = arg;
-
-	if (w->pace != HGW_PACE_OFF)
-		return wk_loop_paced(w);
-	if (w->rx_ring != NULL)
-		return wk_loop_fanout(w);
-	if (w->hold_on)
-		return wk_loop_lines(w);
-	return wk_loop_queue(w);
-}

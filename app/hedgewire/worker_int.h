@@ -1,8 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause
- * hedgewire: what the worker's files share (worker.c: the stages;
- * worker_hold.c: frames held for a gap; worker_loop_*.c: one main loop
- * per RX mode, worker_loop_fanout.c with the RX lcore; worker_txlcore.c:
- * the TX lcore).
+ * hedgewire: what the worker's files share. They import one another in
+ * one direction: worker_main.c (the entry point) picks one main loop per
+ * RX mode (worker_loop_*.c, from the template worker_loop.h;
+ * worker_loop_fanout.c also holds the RX lcore), which calls the stages
+ * (worker.c: a frame into the batch, the batch through book, strategy,
+ * risk and the order), which call the buffer of frames held for a gap
+ * (worker_hold.c), which calls none of them. worker_txlcore.c, the TX
+ * lcore, uses the senders below and worker.c's snapshot.
  * Internal to app/hedgewire: worker.h is what the rest of the app uses.
  */
 #ifndef HGW_APP_WORKER_INT_H
