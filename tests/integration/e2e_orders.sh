@@ -106,7 +106,7 @@ tx-refused)
 		--log-level=error --vdev "net_pcap0,rx_pcap=$T/feed.pcap" \
 		--vdev net_ring0 -- -c "$T/conf.ini" --set order.port=1 \
 		--set run.idle_timeout_ms=0 --set replay.pace=rate \
-		--set replay.pps=20000 >"$T/out" 2>"$T/err" || rc=$?
+		--set replay.pps=8000 >"$T/out" 2>"$T/err" || rc=$?
 	expect_eq "exit status" "$rc" 10
 	grep -q "^hedgewire: exit status 10: orders refused by the port" "$T/err" ||
 		fail "stderr: $(cat "$T/err")"

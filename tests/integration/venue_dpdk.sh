@@ -270,7 +270,9 @@ dpdk-unacked)
 	# its bytes to be acknowledged, then says they were not and exits
 	# with the orders bit (10), never 0
 	net_up
-	sim_start --fill-pct 30 --rcvbuf 2048 --stall-after 200:600000
+	# (the simulator never drops the silent client itself)
+	sim_start --fill-pct 30 --rcvbuf 2048 --stall-after 200:600000 \
+		--dead-ms 600000
 	hw --set replay.pace=rate --set replay.pps=3000 \
 		--set venue.heartbeat_ms=500 --set venue.dead_ms=3000
 	[ "$RC" = 10 ] || fail "exit $RC with orders unacknowledged: $(tail -3 "$T/err")"
@@ -331,7 +333,10 @@ dpdk-tap)
 	SIM_LISTEN="$SIM_IP:$((20000 + $$ % 20000))"
 	PORT=${SIM_LISTEN##*:}
 	ORDER_VDEV="net_tap0,iface=$TAPIF"
-	(hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=5000
+	# the workers wait for the login up to venue.dead_ms: long enough
+	# for the TAP's move and the simulator's start on a loaded host
+	(hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=5000 \
+		--set venue.dead_ms=60000
 	 exit "$RC") &
 	HWPID=$!
 	# once the PMD has set it up (flags UP at the port's start): moved
