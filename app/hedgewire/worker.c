@@ -66,7 +66,12 @@ wk_halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session, uint64_t seq)
 	atomic_store_explicit(&w->shared.halted, why, memory_order_relaxed);
 }
 
-static inline void flush_batch(struct hgw_worker *w);
+/* The batch through the order path picked at start-up (wk_flush_pick). */
+static inline void
+flush_batch(struct hgw_worker *w)
+{
+	w->flush(w);
+}
 
 /* The decoder: a frame's messages appended to the batch, once the feed
  * has accepted it (hgw_feed_packet_ck). It reads the frame and moves the
@@ -282,10 +287,17 @@ handoff_flush(struct hgw_worker *w)
 	s->n = 0;
 }
 
-static inline void
-flush_tx(struct hgw_worker *w)
+/* The order path's mode, fixed at start-up: each combination is
+ * flush_batch_mode compiled with these constants (wk_flush_pick), so an
+ * order tests none of them. */
+#define WM_HANDOFF 1u   /* tx-lcore mode: orders go to the TX lcore's ring */
+#define WM_DEDUP   2u   /* claim mode: only the first copy is sent */
+#define WM_STAGE   4u   /* one trigger in stage_every timed per stage */
+
+static __rte_always_inline void
+flush_tx(struct hgw_worker *w, const unsigned int mode)
 {
-	if (w->handoff != NULL)
+	if (mode & WM_HANDOFF)
 		handoff_flush(w);
 	else
 		sender_flush(&w->out);
@@ -340,9 +352,10 @@ order_mbuf(struct hgw_worker *w)
  * messages may each take a table read first. One tx_burst an order:
  * orders are a few percent of triggers. Measured (order_latency.sh,
  * rx burst 1, 6 runs interleaved): p50 685-723 -> 525-563 ns. */
-static inline void
+static __rte_always_inline void
 build_order(struct hgw_worker *w, struct rte_mbuf *m,
-	    const struct hgw_decision *d, uint64_t seq, uint16_t session)
+	    const struct hgw_decision *d, uint64_t seq, uint16_t session,
+	    const unsigned int mode)
 {
 	struct hgw_ouch_order o;
 	const char *name;
@@ -365,7 +378,7 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 	w->tx_session[w->out.n] = session;
 	w->out.rx_tsc[w->out.n] = w->rx_tsc;
 	w->out.m[w->out.n++] = m;
-	flush_tx(w);
+	flush_tx(w, mode);
 }
 
 #if HGW_TEST_HOOKS
@@ -390,8 +403,9 @@ claim_note(struct hgw_worker *w, uint32_t i, int won)
 /* A decision passed risk (which has accounted it either way, so every
  * replica keeps the same position and windows): claim, build, queue. Only
  * the first copy is sent. */
-static inline void
-send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
+static __rte_always_inline void
+send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
+	      const unsigned int mode)
 {
 	struct rte_mbuf *m;
 	int won;
@@ -403,7 +417,7 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 	m = likely(!(w->passive | w->left)) ? order_mbuf(w) : NULL;
 	if (unlikely(m == NULL))
 		return;
-	won = w->dedup == NULL ||
+	won = !(mode & WM_DEDUP) ||
 	      hgw_dedup_claim_count(w->dedup, &w->races,
 				    w->feed.sessions[w->batch[i].session].key,
 				    w->batch[i].seq);
@@ -414,7 +428,7 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d)
 	if (!won)
 		return;
 	w->spare = NULL;
-	build_order(w, m, d, w->batch[i].seq, w->batch[i].session);
+	build_order(w, m, d, w->batch[i].seq, w->batch[i].session, mode);
 }
 
 /* Fold a decision into the running digest: its trigger, the risk
@@ -472,7 +486,8 @@ risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
 
 /* on_trigger with every stage stamped (one trigger in stage_every). */
 static __rte_noinline void
-on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate)
+on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate,
+		   const unsigned int mode)
 {
 	struct hgw_decision d;
 	uint64_t t1, t2, t3;
@@ -490,17 +505,18 @@ on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate)
 	if (go)
 		hgw_hist_record(w->stage_risk, t3 - t2);
 	if (pass)
-		send_decision(w, i, &d);
+		send_decision(w, i, &d, mode);
 }
 
 /* A message changed locate's book: strategy, risk, order. */
-static inline void
-on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
+static __rte_always_inline void
+on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate,
+	   const unsigned int mode)
 {
 	struct hgw_decision d;
 
-	if (unlikely(w->stage_every != 0) && --w->stage_left == 0) {
-		on_trigger_stamped(w, i, locate);
+	if ((mode & WM_STAGE) && --w->stage_left == 0) {
+		on_trigger_stamped(w, i, locate, mode);
 		return;
 	}
 	hgw_risk_prefetch(w->risk, locate);
@@ -508,7 +524,7 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate)
 		return;
 	if (!risk_pass(w, i, &d))
 		return;
-	send_decision(w, i, &d);
+	send_decision(w, i, &d, mode);
 }
 
 /* Index of a session key among the sessions this worker has met, in the
@@ -835,8 +851,9 @@ stall_due(struct hgw_worker *w)
  * then (build_order), before the rest of its frame is applied. A no-op
  * for a message that changed no book while
  * msg_quiet() holds, unless it is a checkpoint's. */
-static inline void
-after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate)
+static __rte_always_inline void
+after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate,
+	  const unsigned int mode)
 {
 	if (unlikely(w->ev_n != 0))
 		events_due(w, i);
@@ -846,7 +863,7 @@ after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate)
 		w->warmup_triggers += locate != 0 && w->table != NULL;
 	} else if (locate != 0 && w->table != NULL) {
 		w->halted_triggers += w->halt != HGW_HALT_NONE;
-		on_trigger(w, i, locate);
+		on_trigger(w, i, locate, mode);
 	}
 	if (unlikely((w->batch[i].seq & w->ckpt_mask) == 0))
 		checkpoint(w, i);
@@ -883,8 +900,8 @@ sessions_publish(struct hgw_worker *w)
  * here at every message after_msg must see: one that changed a book, a
  * checkpoint's, or every one while msg_quiet() does not hold. The mbufs
  * the messages point into are still held. */
-static inline void
-flush_batch(struct hgw_worker *w)
+static __rte_always_inline void
+flush_batch_mode(struct hgw_worker *w, const unsigned int mode)
 {
 	uint32_t last = w->nbatch - 1, a, mark = 0;
 	struct hgw_book_cursor c;
@@ -933,11 +950,11 @@ flush_batch(struct hgw_worker *w)
 			 mark < w->nbatch ? mark + 1 : w->nbatch;
 		locate = hgw_book_apply_until(w->book, &w->batch[0].msg,
 					      w->nbatch, &c);
-		after_msg(w, c.next - 1, locate);
+		after_msg(w, c.next - 1, locate, mode);
 	}
 	w->rx.book_changes += c.changes;
-	flush_tx(w);
-	if (w->handoff != NULL && !(w->passive | w->left) &&
+	flush_tx(w, mode);
+	if ((mode & WM_HANDOFF) && !(w->passive | w->left) &&
 	    w->halt == HGW_HALT_NONE)
 		/* release: every order of the batch is on the ring before
 		 * the control plane can see this (control.c, recalls) */
@@ -948,11 +965,31 @@ flush_batch(struct hgw_worker *w)
 	w->nbatch = 0;
 }
 
-/* The batch through book, strategy, risk and the order, for the loops. */
+/* The batch through book, strategy, risk and the order: one order path
+ * per mode, one picked at start-up. */
+#define WM_PATH(m) static void flush_##m(struct hgw_worker *w) \
+	{ flush_batch_mode(w, m); }
+WM_PATH(0)
+WM_PATH(1)
+WM_PATH(2)
+WM_PATH(3)
+WM_PATH(4)
+WM_PATH(5)
+WM_PATH(6)
+WM_PATH(7)
+#undef WM_PATH
+
 void
-wk_flush(struct hgw_worker *w)
+wk_flush_pick(struct hgw_worker *w)
 {
-	flush_batch(w);
+	static void (*const path[8])(struct hgw_worker *) = {
+		flush_0, flush_1, flush_2, flush_3,
+		flush_4, flush_5, flush_6, flush_7,
+	};
+
+	w->flush = path[(w->handoff != NULL ? WM_HANDOFF : 0) |
+			(w->dedup != NULL ? WM_DEDUP : 0) |
+			(w->stage_every != 0 ? WM_STAGE : 0)];
 }
 
 /* The worker has returned: in tx-lcore mode, tell the TX lcore. */

@@ -518,6 +518,9 @@ struct hgw_worker {
 	uint64_t pace_late;             /* frames picked up after their deadline */
 	uint64_t pace_late_max;         /* the worst of those, TSC cycles */
 
+	/* The order path of the worker's mode, picked before its loop
+	 * starts (wk_flush_pick) */
+	void (*flush)(struct hgw_worker *w);
 	/* Messages of the current burst, one record each, in order. */
 	uint32_t nbatch;
 	uint32_t met_pub;               /* sessions published (met, below) */

@@ -27,8 +27,15 @@
  * caller must not free it. */
 uint32_t wk_frame(struct hgw_worker *w, struct rte_mbuf *m);
 uint32_t wk_frame_hold(struct hgw_worker *w, struct rte_mbuf *m, int *held);
-/* worker.c: apply the batch to the book, evaluate, send */
-void wk_flush(struct hgw_worker *w);
+/* worker.c: pick the order path of the worker's mode (tx-lcore or a
+ * port, claim dedup or not, stages timed or not), once, before its loop */
+void wk_flush_pick(struct hgw_worker *w);
+/* apply the batch to the book, evaluate, send: the path picked */
+static inline void
+wk_flush(struct hgw_worker *w)
+{
+	w->flush(w);
+}
 void wk_events_idle(struct hgw_worker *w);
 
 /* No frame came: events waiting or announced may be due now (one

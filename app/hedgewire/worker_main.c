@@ -12,6 +12,7 @@ hgw_worker_main(void *arg)
 {
 	struct hgw_worker *w = arg;
 
+	wk_flush_pick(w);
 	if (w->pace != HGW_PACE_OFF)
 		return wk_loop_paced(w);
 	if (w->rx_ring != NULL)
