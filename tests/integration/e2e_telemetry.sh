@@ -37,8 +37,15 @@ telemetry)
 	# counters moving (at most 30 s: a loaded host starts slowly)
 	sent_wait $hw "$T/out0.pcap" "$T/out1.pcap" ||
 		fail "no order left in 30 s (or hedgewire ended): $(tail -3 "$T/err")"
-	printf '/hgw/stats\n/hgw/workers\n/hgw/latency\n' |
-		dpdk-telemetry.py -f "$PREFIX" >"$T/tel" 2>&1 || fail "dpdk-telemetry.py: $(cat "$T/tel")"
+	# a worker answers a snapshot within 200 ms, or is counted as not
+	# answering (descheduled on a loaded host): asked again, 20 times
+	# at most, until both answered
+	for ((i = 0; i < 20; i++)); do
+		printf '/hgw/stats\n/hgw/workers\n/hgw/latency\n' |
+			dpdk-telemetry.py -f "$PREFIX" >"$T/tel" 2>&1 || fail "dpdk-telemetry.py: $(cat "$T/tel")"
+		grep -q '"workers_answering": 2' "$T/tel" &&
+			[ "$(grep -o '"answered": 1' "$T/tel" | wc -l)" = 2 ] && break
+	done
 	# it runs until told to stop (not at the end of the session), so it
 	# is running when asked whatever the host's speed: stopped here
 	kill -0 $hw 2>/dev/null || fail "hedgewire ended by itself: $(cat "$T/err")"
