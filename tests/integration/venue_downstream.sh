@@ -84,9 +84,7 @@ hwd_bg() {
 
 # hwd [hedgewire --set options]: hwd_bg, waited for; sets RC
 hwd() {
-	RC=0
-	hwd_bg "$@"
-	wait "$HWPID" || RC=$?
+	waited hwd_bg "$@"
 }
 
 # dv KEY: a number from hgw-dedup's "venue: ..." lines ("KEY N")

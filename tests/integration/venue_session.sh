@@ -63,12 +63,20 @@ hw_bg() {
 	PIDS+=("$HWPID")
 }
 
-# hw [hedgewire --set options]: hw_bg, waited for; sets RC (never fails
-# the script by itself)
-hw() {
+# waited START [hedgewire --set options]: START (hw_bg, or hwd_bg
+# downstream) with the options, waited for; sets RC (never fails the
+# script by itself)
+waited() {
+	local start=$1
+	shift
 	RC=0
-	hw_bg "$@"
+	"$start" "$@"
 	wait "$HWPID" || RC=$?
+}
+
+# hw [hedgewire --set options]: hw_bg, waited for
+hw() {
+	waited hw_bg "$@"
 }
 
 # driven DRIVER START [hedgewire --set options]: START (hw_bg, or hwd_bg
@@ -80,10 +88,10 @@ hw() {
 driven() {
 	local drv=$1 start=$2
 	shift 2
-	RC=0
 	"$start" --set run.stop_at_end_of_session=no "$@"
 	wait "$drv" || fail "telemetry driver: $(cat "$T/driver.out"); hedgewire: $(tail -3 "$T/err")"
 	kill -TERM "$HWPID" 2>/dev/null || true
+	RC=0
 	wait "$HWPID" || RC=$?
 }
 
