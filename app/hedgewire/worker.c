@@ -18,10 +18,6 @@
 
 _Atomic uint32_t hgw_stop;
 
-
-/* Decode one frame, appending its new messages to the burst's batch.
- * Returns how many bytes of the frame the decoder read (for invalidation:
- * every block's length was walked, so all of the MoldUDP64 payload). */
 /* The port's checksum verdicts (RX offload flags), for the decoder. */
 static inline uint32_t
 rx_checksums(const struct rte_mbuf *m)
@@ -206,12 +202,16 @@ hold_retry(struct hgw_worker *w)
 }
 
 /* Nothing will fill the gap: the worker halts, saying why, and takes the
- * oldest held frame as a gap, and whatever follows it. */
+ * oldest held frame as a gap, and whatever follows it. The halt takes
+ * effect at the gap, on every replica alike: the messages before it that
+ * the batch holds (a full buffer gives up in the middle of a burst) are
+ * applied and evaluated first. */
 void
 wk_hold_give_up(struct hgw_worker *w, enum hgw_halt why)
 {
 	if (w->hold.n == 0)
 		return;
+	flush_batch(w);
 	wk_hold_gave_up(w, why);
 	wk_halt(w, why, w->hold.session[0], wk_hold_next_seq(w));
 	hold_take(w, HGW_FEED_TAKE_GAP);

@@ -434,8 +434,8 @@ struct hgw_worker {
 	uint32_t halt;                  /* enum hgw_halt, 0: trading */
 	uint64_t halted_triggers, halted_orders;
 	/* A/B lines and recovery: a gap's later frames held (hold_on: the
-	 * decoder returns them as HGW_FEED_AHEAD), and the line of the
-	 * frame being decoded */
+	 * feed returns them as HGW_FEED_AHEAD, and the loops that hold
+	 * frames hold them), and the line of the frame being decoded */
 	int hold_on;
 	uint8_t cur_line;
 	/* [feed] join = baseline: messages still to apply after the join
