@@ -165,6 +165,22 @@ ab-trade)
 	grep -q "^worker 1 HALTED on a sequence gap on both lines" "$T/out" ||
 		fail "A/B both lost: worker 1: $(grep -i 'halt' "$T/out")"
 	echo "  both lines lost one range: $(value gaps) gap of $(value gap_messages) messages; $(grep -c HALTED "$T/out") workers halted there"
+	# the same range lost on both lines, with a hold buffer of 4 frames:
+	# it fills in the middle of a burst that also brought the last
+	# frames before the gap, and the gap is given up on there. The halt
+	# still takes effect at the gap: the orders that left are the
+	# reference's over the frames before it, none held back
+	frames=$(capinfos -M -c "$T/feed.pcap" | awk '/Number of packets/ { print $NF }')
+	$EDIT "$T/feed.pcap" "$T/upto.pcap" --drop "5050-$frames" >/dev/null
+	$REF --feed "$T/upto.pcap" --table "$T/table.tbl" --conf "$T/conf.ini" \
+		--out "$T/expected-upto.pcap" --summary "$T/ref-upto.txt" >/dev/null
+	ab_run "$T/a3.pcap" "$T/a3.pcap" --set feed.hold_frames=4
+	expect_eq "A/B, a range both lost, 4 frames held at most: exit status" "$rc" 16
+	grep -q "^worker 0 HALTED on a sequence gap" "$T/out" ||
+		fail "A/B, 4 frames held at most: $(grep -i 'halt\|gaps' "$T/out")"
+	$CMP "$T/expected-upto.pcap" "$T/merged.pcap" ||
+		fail "A/B, 4 frames held at most: orders differ from the reference's before the gap"
+	echo "  4 frames held at most: $(grep '^worker 0 gaps' "$T/out" | cut -d';' -f1 | cut -d: -f2); $(awk '$1 == "orders" { print $2 }' "$T/ref-upto.txt") orders, the reference's before the gap"
 	# random losses on each line (the generator's, independent): the
 	# decoder sees exactly the messages at least one line delivered and
 	# declares exactly the gaps both lines lost (feed only, 2 workers)
