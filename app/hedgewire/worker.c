@@ -62,12 +62,6 @@ wk_halt(struct hgw_worker *w, enum hgw_halt why, uint16_t session, uint64_t seq)
 	atomic_store_explicit(&w->shared.halted, why, memory_order_relaxed);
 }
 
-/* The batch through the order path picked at start-up (wk_flush_pick). */
-static inline void
-flush_batch(struct hgw_worker *w)
-{
-	w->flush(w);
-}
 
 /* The decoder: a frame's messages appended to the batch, once the feed
  * has accepted it (hgw_feed_packet_ck). It reads the frame and moves the
@@ -132,7 +126,7 @@ take_frame(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 			/* the frame is lost (with a second line or a
 			 * re-request server, the gap it leaves may still
 			 * be filled, and halts the worker if not) */
-			flush_batch(w);
+			wk_flush(w);
 			wk_halt(w, HGW_HALT_CHECKSUM, UINT16_MAX, 0);
 		}
 		return rte_pktmbuf_data_len(m);	/* refused: assume all read */
@@ -142,7 +136,7 @@ take_frame(struct hgw_worker *w, struct rte_mbuf *m, uint32_t flags,
 	 * messages of the frames before it are applied and evaluated
 	 * first. */
 	if (unlikely(p->gap | p->join))
-		flush_batch(w);
+		wk_flush(w);
 	if (unlikely(p->gap))
 		wk_halt(w, HGW_HALT_GAP, p->session, p->seq);
 	if (unlikely(p->join))
@@ -176,17 +170,14 @@ hold_take(struct hgw_worker *w, uint32_t flags)
 	int ahead = 0;
 
 	if (HGW_WORKER_BATCH - w->nbatch < HGW_FRAME_MAX_MSGS)
-		flush_batch(w);
+		wk_flush(w);
 	w->cur_line = h->line[0];
 	take_frame(w, h->m[0], flags, 1, &p, &ahead);
 	w->cur_line = line;
 	if (ahead)
 		return 0;
-	if (h->nfree == RTE_DIM(h->free)) {
-		flush_batch(w);
-		rte_pktmbuf_free_bulk(h->free, h->nfree);
-		h->nfree = 0;
-	}
+	if (h->nfree == RTE_DIM(h->free))
+		wk_hold_release(w);
 	wk_hold_taken(w);
 	return 1;
 }
@@ -211,7 +202,7 @@ wk_hold_give_up(struct hgw_worker *w, enum hgw_halt why)
 {
 	if (w->hold.n == 0)
 		return;
-	flush_batch(w);
+	wk_flush(w);
 	wk_hold_gave_up(w, why);
 	wk_halt(w, why, w->hold.session[0], wk_hold_next_seq(w));
 	hold_take(w, HGW_FEED_TAKE_GAP);
@@ -1001,11 +992,8 @@ wk_done(struct hgw_worker *w)
 	while (w->hold_on && w->hold.n != 0)
 		wk_hold_give_up(w, w->rq.on ? HGW_HALT_NO_ANSWER :
 			     HGW_HALT_BOTH_LINES);
-	if (w->hold_on && w->hold.nfree != 0) {
-		flush_batch(w);
-		rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
-		w->hold.nfree = 0;
-	}
+	if (w->hold_on && w->hold.nfree != 0)
+		wk_hold_release(w);
 	rte_pktmbuf_free(w->spare);	/* NULL-safe */
 	w->spare = NULL;
 	if (w->txl != NULL)

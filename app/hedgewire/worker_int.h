@@ -36,6 +36,16 @@ wk_flush(struct hgw_worker *w)
 {
 	w->flush(w);
 }
+
+/* The held frames taken (and the copies not held) go back to their pool,
+ * once the batch that points into them is applied. */
+static inline void
+wk_hold_release(struct hgw_worker *w)
+{
+	wk_flush(w);
+	rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
+	w->hold.nfree = 0;
+}
 void wk_events_idle(struct hgw_worker *w);
 
 /* No frame came: events waiting or announced may be due now (one

@@ -188,11 +188,8 @@ wl_burst(struct hgw_worker *w, uint8_t line, const unsigned int flags)
 		wk_release_idio(w, pkts, nfree, rd);
 	else
 		rte_pktmbuf_free_bulk(pkts, nfree);
-	if ((flags & WL_HOLD) && w->hold.nfree != 0) {
-		/* held frames taken in this burst: the batch is applied */
-		rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
-		w->hold.nfree = 0;
-	}
+	if ((flags & WL_HOLD) && w->hold.nfree != 0)
+		wk_hold_release(w);	/* held frames taken in this burst */
 	/* Single writer: a plain load + store, no locked RMW. */
 	atomic_store_explicit(&w->shared.frames,
 			      atomic_load_explicit(&w->shared.frames,
@@ -216,11 +213,8 @@ wl_poll(struct hgw_worker *w, const unsigned int flags)
 
 		if (why != HGW_HALT_NONE)
 			wk_hold_give_up(w, why);
-		if (w->hold.nfree != 0) {
-			wk_flush(w);
-			rte_pktmbuf_free_bulk(w->hold.free, w->hold.nfree);
-			w->hold.nfree = 0;
-		}
+		if (w->hold.nfree != 0)
+			wk_hold_release(w);
 	}
 	return n;
 }
