@@ -312,7 +312,7 @@ report_orders(const struct hgw_app *a)
 			       ")\n", i,
 			       tx->filter.passed[i], tx->filter.dropped[i],
 			       workers[i]->out.tx.orders,
-			       workers[i]->handoff_retries,
+			       workers[i]->out.ring_waits,
 			       workers[i]->out.tx.pool_waits);
 		printf("tx lcore %u: orders sent %" PRIu64 ", late copies "
 		       "dropped %" PRIu64 ", invalid %" PRIu64 ", recalled by "

@@ -508,7 +508,7 @@ app_workers_init(struct hgw_app *a)
 			w[i]->tx_pool = t->tx_pool;
 			w[i]->dedup = t->dedup;
 			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
-				w[i]->handoff = a->txlcore->rings[i];
+				w[i]->out.ring = a->txlcore->rings[i];
 				w[i]->txl = a->txlcore;
 			} else {
 				w[i]->out.port = c->tx_port;

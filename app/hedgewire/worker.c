@@ -248,73 +248,43 @@ wk_frame_hold(struct hgw_worker *w, struct rte_mbuf *m, int *held)
 	return r;
 }
 
-/* tx-lcore mode: hand the queued orders to the TX lcore, all of them and
- * in order. A full ring is waited out, never skipped: dropping one order
- * from the middle of a worker's stream could lose that trigger (see
- * hgw_dedup.h). The TX lcore outlives every worker, so the wait ends. */
-static inline void
-handoff_flush(struct hgw_worker *w)
-{
-	struct hgw_sender *s = &w->out;
-	struct hgw_handoff h[HGW_WORKER_TXQ];
-	uint32_t n = s->n, done = 0;
-
-	for (uint32_t i = 0; i < n; i++) {
-		h[i].m = s->m[i];
-		h[i].seq = w->tx_seq[i];
-		h[i].rx_tsc = s->rx_tsc[i];
-		h[i].key = w->feed.sessions[w->tx_session[i]].key;
-	}
-	for (;;) {
-		done += rte_ring_sp_enqueue_burst_elem(w->handoff, h + done,
-						       sizeof(h[0]), n - done,
-						       NULL);
-		if (likely(done == n))
-			break;
-		w->handoff_retries++;
-		rte_pause();
-	}
-	s->tx.orders += n;
-	s->n = 0;
-}
-
 /* The order path's mode, fixed at start-up: each combination is
  * flush_batch_mode compiled with these constants (wk_flush_pick), so an
  * order tests none of them. */
-#define WM_HANDOFF 1u   /* tx-lcore mode: orders go to the TX lcore's ring */
+#define WM_HANDOFF 1u   /* tx-lcore mode: the sender is of the ring kind */
 #define WM_DEDUP   2u   /* claim mode: only the first copy is sent */
 #define WM_STAGE   4u   /* one trigger in stage_every timed per stage */
-
-static __rte_always_inline void
-flush_tx(struct hgw_worker *w, const unsigned int mode)
-{
-	if (mode & WM_HANDOFF)
-		handoff_flush(w);
-	else
-		sender_flush(&w->out);
-}
+#if HGW_TEST_HOOKS
+#define WM_HOOKS   8u   /* a test or benchmark hook is on (wk_hooks_on) */
+#else
+#define WM_HOOKS   0u   /* none compiled in: no path tests for them */
+#endif
 
 /* No order mbuf to be had. A worker must never leave one trigger out of
  * the middle of its stream: a later trigger it sends could then move the
  * dedup mark past the one it skipped and lose it for every worker
  * (hgw_dedup.h). So: in tx-lcore mode wait (the TX lcore frees mbufs as
  * it sends and drops); otherwise reclaim what its TX queue is done with
- * (its orders have all gone to tx_burst already), and if that still gives
+ * (each order went to tx_burst as it was built), and if that still gives
  * nothing, go passive: keep every replica's accounting, send nothing
  * more, and let the other workers carry the stream. */
 static __rte_noinline struct rte_mbuf *
-order_mbuf_slow(struct hgw_worker *w)
+order_mbuf_wait(struct hgw_worker *w)
 {
 	struct rte_mbuf *m;
 
-	if (w->handoff != NULL) {
-		while ((m = rte_pktmbuf_alloc(w->tx_pool)) == NULL) {
-			w->out.tx.pool_waits++;
-			rte_pause();
-		}
-		return m;
+	while ((m = rte_pktmbuf_alloc(w->tx_pool)) == NULL) {
+		w->out.tx.pool_waits++;
+		rte_pause();
 	}
-	sender_flush(&w->out);
+	return m;
+}
+
+static __rte_noinline struct rte_mbuf *
+order_mbuf_reclaim(struct hgw_worker *w)
+{
+	struct rte_mbuf *m;
+
 	rte_eth_tx_done_cleanup(w->out.port, w->out.queue, 0);
 	m = rte_pktmbuf_alloc(w->tx_pool);
 	if (m == NULL) {
@@ -327,14 +297,15 @@ order_mbuf_slow(struct hgw_worker *w)
 /* The mbuf the next order goes into, taken before the dedup claim (a
  * worker claims only what it can send); kept for the next trigger when
  * the race is lost. NULL: passive. */
-static inline struct rte_mbuf *
-order_mbuf(struct hgw_worker *w)
+static __rte_always_inline struct rte_mbuf *
+order_mbuf(struct hgw_worker *w, const unsigned int mode)
 {
 	if (likely(w->spare != NULL))
 		return w->spare;
 	w->spare = rte_pktmbuf_alloc(w->tx_pool);
 	if (unlikely(w->spare == NULL))
-		w->spare = order_mbuf_slow(w);
+		w->spare = mode & WM_HANDOFF ? order_mbuf_wait(w) :
+					       order_mbuf_reclaim(w);
 	return w->spare;
 }
 
@@ -365,11 +336,18 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 	hgw_order_clordid(w->feed.sessions[session].name, seq, o.clordid);
 	hgw_order_frame(&w->udp, &o,
 			(uint8_t *)rte_pktmbuf_append(m, HGW_ORDER_FRAME_LEN));
-	w->tx_seq[w->out.n] = seq;
-	w->tx_session[w->out.n] = session;
-	w->out.rx_tsc[w->out.n] = w->rx_tsc;
-	w->out.m[w->out.n++] = m;
-	flush_tx(w, mode);
+	if (mode & WM_HANDOFF) {
+		struct hgw_handoff h = {
+			.m = m, .seq = seq, .rx_tsc = w->rx_tsc,
+			.key = w->feed.sessions[session].key,
+		};
+
+		sender_hand(&w->out, &h);
+	} else {
+		w->out.rx_tsc[w->out.n] = w->rx_tsc;
+		w->out.m[w->out.n++] = m;
+		sender_flush(&w->out);
+	}
 }
 
 #if HGW_TEST_HOOKS
@@ -405,7 +383,7 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
 		w->halted_orders++;
 		return;
 	}
-	m = likely(!(w->passive | w->left)) ? order_mbuf(w) : NULL;
+	m = likely(!(w->passive | w->left)) ? order_mbuf(w, mode) : NULL;
 	if (unlikely(m == NULL))
 		return;
 	won = !(mode & WM_DEDUP) ||
@@ -413,7 +391,7 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
 				    w->feed.sessions[w->batch[i].session].key,
 				    w->batch[i].seq);
 #if HGW_TEST_HOOKS
-	if (unlikely(w->hooks.claims != NULL))
+	if ((mode & WM_HOOKS) && w->hooks.claims != NULL)
 		claim_note(w, i, won);
 #endif
 	if (!won)
@@ -444,19 +422,21 @@ digest_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
 /* Risk on a decision, counted into the digest. Test-only: the
  * corrupt_at-th decision gets one more share, as a replica with a bad
  * memory or a bug would decide. */
-static inline int
-risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d)
+static __rte_always_inline int
+risk_pass(struct hgw_worker *w, uint32_t i, struct hgw_decision *d,
+	  const unsigned int mode)
 {
 	enum hgw_risk_reject r;
 
 #if HGW_TEST_HOOKS
-	if (unlikely(w->hooks.inject.corrupt_at != 0) &&
+	if ((mode & WM_HOOKS) && w->hooks.inject.corrupt_at != 0 &&
 	    w->decisions + 1 == w->hooks.inject.corrupt_at) {
 		d->quantity++;
 		w->hooks.inject.corrupt_seq = w->batch[i].seq;
 	}
 #else
 	RTE_SET_USED(i);
+	RTE_SET_USED(mode);
 #endif
 	r = hgw_risk_check_order(w->risk, w->book, d,
 				 hgw_itch_timestamp(w->batch[i].msg),
@@ -489,7 +469,7 @@ on_trigger_stamped(struct hgw_worker *w, uint32_t i, uint16_t locate,
 	go = hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d);
 	t2 = rte_rdtsc_precise();
 	if (go)
-		pass = risk_pass(w, i, &d);
+		pass = risk_pass(w, i, &d, mode);
 	t3 = rte_rdtsc_precise();
 	hgw_hist_record(w->stage_book, t1 - RTE_MIN(w->rx_tsc, t1));
 	hgw_hist_record(w->lookup, t2 - t1);
@@ -513,7 +493,7 @@ on_trigger(struct hgw_worker *w, uint32_t i, uint16_t locate,
 	hgw_risk_prefetch(w->risk, locate);
 	if (!hgw_strategy_eval(&w->strategy, w->table, w->book, locate, &d))
 		return;
-	if (!risk_pass(w, i, &d))
+	if (!risk_pass(w, i, &d, mode))
 		return;
 	send_decision(w, i, &d, mode);
 }
@@ -858,17 +838,18 @@ after_msg(struct hgw_worker *w, uint32_t i, uint16_t locate,
 	}
 	if (unlikely((w->batch[i].seq & w->ckpt_mask) == 0))
 		checkpoint(w, i);
-	if (stall_due(w))
+	if ((mode & WM_HOOKS) && stall_due(w))
 		inject_stall(w);
 }
 
 /* 1 when after_msg has nothing to do for a message that changed no book
  * and is no checkpoint's: no event waiting, no warm-up or injected stall
  * counting down. */
-static inline int
-msg_quiet(const struct hgw_worker *w)
+static __rte_always_inline int
+msg_quiet(const struct hgw_worker *w, const unsigned int mode)
 {
-	return w->ev_n == 0 && w->warmup_left == 0 && !STALL_COUNTING(w);
+	return w->ev_n == 0 && w->warmup_left == 0 &&
+	       !((mode & WM_HOOKS) && STALL_COUNTING(w));
 }
 
 /* The sessions met since the last call, published for the control plane
@@ -937,14 +918,13 @@ flush_batch_mode(struct hgw_worker *w, const unsigned int mode)
 		       (mark < c.next ||
 			(w->batch[mark].seq & w->ckpt_mask) != 0))
 			mark++;
-		c.stop = !msg_quiet(w) ? c.next + 1 :
+		c.stop = !msg_quiet(w, mode) ? c.next + 1 :
 			 mark < w->nbatch ? mark + 1 : w->nbatch;
 		locate = hgw_book_apply_until(w->book, &w->batch[0].msg,
 					      w->nbatch, &c);
 		after_msg(w, c.next - 1, locate, mode);
 	}
 	w->rx.book_changes += c.changes;
-	flush_tx(w, mode);
 	if ((mode & WM_HANDOFF) && !(w->passive | w->left) &&
 	    w->halt == HGW_HALT_NONE)
 		/* release: every order of the batch is on the ring before
@@ -968,19 +948,47 @@ WM_PATH(4)
 WM_PATH(5)
 WM_PATH(6)
 WM_PATH(7)
+#if HGW_TEST_HOOKS
+WM_PATH(8)
+WM_PATH(9)
+WM_PATH(10)
+WM_PATH(11)
+WM_PATH(12)
+WM_PATH(13)
+WM_PATH(14)
+WM_PATH(15)
+#endif
 #undef WM_PATH
+
+#if HGW_TEST_HOOKS
+/* A hook that the per-message or per-order path must look at: a claim
+ * record (--claims), a corrupted decision or injected stalls. */
+static int
+wk_hooks_on(const struct hgw_worker *w)
+{
+	return w->hooks.claims != NULL || w->hooks.inject.corrupt_at != 0 ||
+	       w->hooks.inject.countdown != 0;
+}
+#else
+#define wk_hooks_on(w) 0
+#endif
 
 void
 wk_flush_pick(struct hgw_worker *w)
 {
-	static void (*const path[8])(struct hgw_worker *) = {
+	static void (*const path[])(struct hgw_worker *) = {
 		flush_0, flush_1, flush_2, flush_3,
 		flush_4, flush_5, flush_6, flush_7,
+#if HGW_TEST_HOOKS
+		flush_8, flush_9, flush_10, flush_11,
+		flush_12, flush_13, flush_14, flush_15,
+#endif
 	};
 
-	w->flush = path[(w->handoff != NULL ? WM_HANDOFF : 0) |
+	w->flush = path[(w->out.ring != NULL ? WM_HANDOFF : 0) |
 			(w->dedup != NULL ? WM_DEDUP : 0) |
-			(w->stage_every != 0 ? WM_STAGE : 0)];
+			(w->stage_every != 0 ? WM_STAGE : 0) |
+			(wk_hooks_on(w) ? WM_HOOKS : 0)];
 }
 
 /* The worker has returned: in tx-lcore mode, tell the TX lcore. */

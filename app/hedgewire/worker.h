@@ -119,13 +119,19 @@ struct hgw_recovery {
  * the TX lcore drains its rings in bursts of up to this many. */
 #define HGW_WORKER_TXQ 64
 
-/* Orders waiting for one tx_burst, and what is done with them there: the
- * journal copy and the latency record. A worker owns one (dedup claim,
- * none, downstream); in tx-lcore mode the TX lcore owns the only one that
- * reaches a port. Single owner: plain fields. */
+/* Where orders go, of two kinds. To a port: orders waiting for one
+ * tx_burst, and what is done with them there: the journal copy and the
+ * latency record. A worker owns one (dedup claim, none, downstream), and
+ * in tx-lcore mode the TX lcore owns the only one that reaches a port. To
+ * a ring (ring set): a worker's in tx-lcore mode, which hands each order
+ * to the TX lcore. Single owner: plain fields. */
 struct hgw_sender {
 	uint16_t port, queue;
 	uint32_t n;
+	/* the ring kind: the worker's handoff ring to the TX lcore (NULL:
+	 * a port), and how often it was full and waited out */
+	struct rte_ring *ring;
+	uint64_t ring_waits;
 	uint32_t stuck;                 /* a burst failed: one try each */
 	struct hgw_journal_tx *journal; /* NULL: no journal */
 	/* orders the port still refused after HGW_TX_RETRY_US (the
@@ -449,12 +455,8 @@ struct hgw_worker {
 	 * the TX lcore chooses) */
 	struct hgw_dedup *dedup;
 	struct hgw_dedup_stats races;
-	/* tx-lcore mode: orders go to this ring instead of a port */
-	struct rte_ring *handoff;
+	/* tx-lcore mode: the TX lcore (out hands orders to its ring) */
 	struct hgw_txlcore *txl;
-	uint64_t handoff_retries;       /* ring full: waited for the TX lcore */
-	uint64_t tx_seq[HGW_WORKER_TXQ];
-	uint16_t tx_session[HGW_WORKER_TXQ];
 	struct hgw_sender out;
 #if HGW_TEST_HOOKS
 	struct hgw_hooks hooks;

@@ -222,6 +222,22 @@ sender_flush(struct hgw_sender *s)
 	s->n = 0;
 }
 
+/* The ring kind (tx-lcore mode): one order handed to the TX lcore on the
+ * worker's SP/SC ring, in order. A full ring is waited out, never
+ * skipped: dropping one order from the middle of a worker's stream could
+ * lose that trigger (see hgw_dedup.h). The TX lcore outlives every
+ * worker, so the wait ends. */
+static __rte_always_inline void
+sender_hand(struct hgw_sender *s, struct hgw_handoff *h)
+{
+	while (unlikely(rte_ring_sp_enqueue_elem(s->ring, h,
+						 sizeof(*h)) != 0)) {
+		s->ring_waits++;
+		rte_pause();
+	}
+	s->tx.orders++;
+}
+
 /* One relaxed load per loop when nobody asks. */
 static inline void
 snapshot_poll(struct hgw_snap_ctl *c, struct hgw_snapshot *snap,

@@ -8,6 +8,20 @@ HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 # shellcheck source=tests/integration/e2e_lib.sh
 . "$SRCDIR/tests/integration/e2e_lib.sh"
 
+# claims_check: after a claim-mode run with --claims $T/claims.csv, each
+# worker's records (worker,seq,ns,won) are one per race it ran, its wins
+# its races won, and every trigger of the run won by exactly one worker.
+claims_check() {
+	local i won lost got
+	while read -r i won lost; do
+		got=$(awk -F, -v w="$i" '$1 == w { n++; s += $4 } END { print n + 0, s + 0 }' "$T/claims.csv")
+		expect_eq "--claims: worker $i: records, wins" "$got" "$((won + lost)) $won"
+	done < <(sed -n 's/^worker \([0-9]*\) races won \([0-9]*\) lost \([0-9]*\).*/\1 \2 \3/p' "$T/out")
+	expect_eq "--claims: triggers won once" \
+		"$(awk -F, 'NR > 1 && $4 == 1 { n[$2]++ } END { for (s in n) if (n[s] != 1) bad++; print length(n), bad + 0 }' "$T/claims.csv")" \
+		"$want 0"
+}
+
 case $SCENARIO in
 hedged|stall|worker-stop)
 	# N hedged workers, each with its own RX queue (the whole feed) and
@@ -55,6 +69,11 @@ hedged|stall|worker-stop)
 			# the order paths without stage timing (each mode's
 			# path is compiled once per setting)
 			hedged_run "$n" "$mode" --set run.stage_sample=0
+		elif [ "$run" = 2:claim ]; then
+			# --claims: one record per trigger a worker claimed,
+			# and the ones it won are its races won
+			hedged_run "$n" "$mode" --claims "$T/claims.csv"
+			claims_check
 		else
 			hedged_run "$n" "$mode"
 		fi
