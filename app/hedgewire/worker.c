@@ -796,8 +796,13 @@ static __rte_noinline void
 inject_stall(struct hgw_worker *w)
 {
 	struct hgw_inject *j = &w->hooks.inject;
+	uint64_t end = rte_rdtsc() + j->stall_us * (rte_get_tsc_hz() / 1000000);
 
-	rte_delay_us_block(j->stall_us);
+	/* a stop ends it: a freeze of seconds does not hold up the run's
+	 * end (relaxed: a flag polled, as the loop does) */
+	while (rte_rdtsc() < end &&
+	       !atomic_load_explicit(&hgw_stop, memory_order_relaxed))
+		rte_pause();
 	j->stalls++;
 	j->countdown = 1 + (uint32_t)((hgw_xorshift64s(&j->rng) >> 32) %
 				      (2ull * j->stall_every));
