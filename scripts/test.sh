@@ -7,7 +7,7 @@
 #   2. every test in build/: unit, end-to-end through DPDK vdevs, tshark;
 #   3. build-san/ with clang, -Dwerror=true and ASan+UBSan: the unit tests
 #      again, and the libFuzzer run of the feed decoder (HGW_FUZZ_SECONDS,
-#      default 60);
+#      default 30, on every CPU);
 #   4. build-arm64/: the DPDK-free libraries and their unit tests cross-built
 #      for arm64 (config/aarch64-linux-gnu.ini) and run under qemu-user;
 #   5. build-tsan/ with clang and ThreadSanitizer: the unit tests whose
@@ -16,7 +16,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
-FUZZ_SECONDS=${HGW_FUZZ_SECONDS:-60}
+FUZZ_SECONDS=${HGW_FUZZ_SECONDS:-30}
 passed=0 failed=0 skipped=0 failures="" skips=""
 
 scripts/setup.sh || { echo "0 passed, 1 failed, 0 skipped"; exit 1; }

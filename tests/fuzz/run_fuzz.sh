@@ -3,8 +3,10 @@
 #   run_fuzz.sh FUZZER PCAP2CORPUS FEEDGEN SECONDS REGRESSION_DIR
 # First every saved regression input is replayed (each one a crash found
 # once), then libFuzzer runs from a seed corpus made by the generator
-# (clean, gapped, duplicated, truncated and corrupted frames, VLAN-tagged).
-# A crash leaves its input in the work directory and fails the test.
+# (clean, gapped, duplicated, truncated and corrupted frames, VLAN-tagged),
+# SECONDS long on every CPU (libFuzzer's fork mode: one process per CPU,
+# sharing the corpus). A crash stops it, leaves its input in the work
+# directory and fails the test.
 set -euo pipefail
 fuzzer=$(realpath "$1") p2c=$(realpath "$2") feedgen=$(realpath "$3") secs=$4 regress=$5
 work=$(mktemp -d /tmp/hgw-fuzz.XXXXXX)
@@ -28,10 +30,11 @@ fi
 "$p2c" "$work/b.pcap" "$work/seeds-vlan" 1 50
 
 cd "$work"
-if "$fuzzer" -max_total_time="$secs" -max_len=8192 -print_final_stats=1 \
+jobs=$(nproc)
+if "$fuzzer" -fork="$jobs" -max_total_time="$secs" -max_len=8192 \
 	-artifact_prefix="$work/" corpus seeds-vlan >fuzz.log 2>&1; then
-	grep -E "stat::number_of_executed_units|stat::peak_rss_mb" fuzz.log || true
-	echo "PASS: no crash in ${secs}s"
+	grep -E "^#[0-9]+: cov:" fuzz.log | tail -1 || true
+	echo "PASS: no crash in ${secs}s on $jobs CPUs"
 else
 	tail -40 fuzz.log
 	for c in "$work"/crash-* "$work"/leak-* "$work"/timeout-*; do
