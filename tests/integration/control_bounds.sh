@@ -236,6 +236,8 @@ state_file = $T/state
 journal = $T/venue.jl
 max_orders_per_sec = 0
 max_orders_per_sec_per_symbol = 0
+# the stop waits this long for the cancels the lost session owes
+dead_ms = 5000
 [replay]
 pace = rate
 pps = 1000

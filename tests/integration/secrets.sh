@@ -138,7 +138,7 @@ run_hw -l0-1 "$VDEV" -c "$T/conf.ini" --set run.idle_timeout_ms=0 \
 run_hw --lcores=0@0,1@1,2@0 "$VDEV" -c "$T/conf.ini" --set run.dedup=tx-lcore \
 	--set venue.host=127.0.0.1 --set venue.port=1 --set venue.username=U \
 	--set venue.state_file="$T/vstate" --set venue.journal="$T/venue.jl" \
-	--set order.journal= --set run.idle_timeout_ms=0 || true
+	--set venue.dead_ms=2000 --set order.journal= --set run.idle_timeout_ms=0 || true
 [ -f "$T/venue.jl" ] || fail "no venue journal: $(cat "$T/err")"
 expect_eq "mode of the venue journal" "$(stat -c %a "$T/venue.jl")" 640
 expect_eq "mode of the venue state file" "$(stat -c %a "$T/vstate")" 600

@@ -310,7 +310,7 @@ dpdk-peer-restart)
 	net_up
 	SIM_LISTEN="$SIM_IP:$((20000 + $$ % 20000))"
 	sim_start --fill-pct 30
-	(hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=1000
+	(hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=3000
 	 echo "$RC" >"$T/rc") &
 	HWPID=$!
 	for ((i = 0; i < 1200; i++)); do

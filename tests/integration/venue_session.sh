@@ -218,7 +218,7 @@ reject)
 	# the password only from a file others cannot read (or the
 	# environment): never from --set
 	sed -i 's/^password = P$/password = WRONG/' "$T/conf.ini"
-	hw --set replay.pace=rate --set replay.pps=3000
+	hw --set replay.pace=rate --set replay.pps=15000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	expect_eq "rejected" "$(vv rejected)" 1
 	expect_eq "orders sent" "$(vv "orders sent")" 0
@@ -256,7 +256,7 @@ dead)
 	# the simulator goes silent (no data, no heartbeat) after 20 messages
 	sim_start --silent-after 20 --heartbeat-ms 100
 	hw --set venue.heartbeat_ms=100 --set venue.dead_ms=500 \
-		--set replay.pace=rate --set replay.pps=2000
+		--set replay.pace=rate --set replay.pps=6000
 	grep -q "^venue: connection dropped (server silent too long) [1-9]" "$T/out" ||
 		fail "dead server not detected: $(grep '^venue' "$T/out")"
 	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill on the lost session"
@@ -278,7 +278,7 @@ replay)
 		>"$T/driver.out" 2>&1 &
 	drv=$!
 	PIDS+=("$drv")
-	hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=3000
+	hw --set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=6000
 	# its output whole (it may re-enable nothing if the run ended first:
 	# what it did is counted below)
 	wait "$drv" || true
@@ -353,7 +353,7 @@ restart | restart-open)
 	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
 	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
 	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
-	hw --set replay.pace=rate --set replay.pps=3000 \
+	hw --set replay.pace=rate --set replay.pps=6000 \
 		--set venue.cancel_on_disconnect=$cod
 	[ "$RC" = 0 ] || fail "restart: exit $RC: $(cat "$T/err")"
 	floor=$(sed -n 's/.*UserRefNum floor \([0-9]*\),.*/\1/p' "$T/out")
@@ -459,7 +459,7 @@ disconnect)
 	# does not cancel them again, and the replicas get the venue's cancels
 	sim_start --drop-after 40 --cancel-on-disconnect
 	hw --set venue.cancel_on_disconnect=yes --set venue.reconnect_ms=50 \
-		--set replay.pace=rate --set replay.pps=3000
+		--set replay.pace=rate --set replay.pps=6000
 	[ "$(vv logins)" -ge 2 ] || fail "no reconnect"
 	expect_eq "cancels sent (the venue did it)" "$(vv "cancels sent")" 0
 	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 || fail "$(cat "$T/check2")"
@@ -472,7 +472,7 @@ disconnect)
 	rm -f "$T/state" "$T/sim.jsonl"
 	sim_start --drop-after 40
 	hw --set venue.cancel_on_disconnect=no --set venue.reconnect_ms=50 \
-		--set replay.pace=rate --set replay.pps=3000
+		--set replay.pace=rate --set replay.pps=6000
 	[ "$(vv "cancels sent")" -gt 0 ] || fail "no cancels after the reconnect: $(grep '^venue' "$T/out")"
 	check_ref
 	check_events
@@ -486,7 +486,7 @@ bad)
 		sim_stop
 		rm -f "$T/state" "$T/sim.jsonl" "$T/venue.jl"*
 		sim_start --bad-after "20:$kind"
-		hw --set replay.pace=rate --set replay.pps=3000 --set venue.reconnect_ms=50
+		hw --set replay.pace=rate --set replay.pps=6000 --set venue.reconnect_ms=50
 		case $kind in
 		badlen) want="a message the application refused";;
 		unknown) want="unknown packet type";;
