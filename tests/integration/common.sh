@@ -229,3 +229,17 @@ EOF
 		mv "$T/conf2.ini" "$T/conf.ini"
 	fi
 }
+
+# capture_ended PCAP PORT: until the capture PCAP (dumpcap still writing
+# it) holds the session's end, the FIN or RST from the server at PORT
+# after the Logout, at most 10 s. dumpcap stops on SIGINT without
+# draining what the kernel still holds, so a test stops it only then.
+capture_ended() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		tshark -r "$1" -Y "tcp.srcport == $2 && (tcp.flags.fin == 1 || tcp.flags.reset == 1)" \
+			2>/dev/null | grep -q . && return 0
+		sleep 0.1
+	done
+	return 0
+}

@@ -199,14 +199,7 @@ dpdk-login)
 	nsx ip neigh flush dev "$VB"
 	wait "$HWPID" && RC=0 || RC=$?
 	kill -INT "$PING" 2>/dev/null || true; wait "$PING" 2>/dev/null || true
-	# dumpcap stops without draining what the kernel still holds: first
-	# the session's end in the capture (the simulator's FIN or RST after
-	# the Logout), at most 10 s
-	for ((i = 0; i < 100; i++)); do
-		tshark -r "$T/session.pcapng" -Y "tcp.srcport == $PORT && (tcp.flags.fin == 1 || tcp.flags.reset == 1)" \
-			2>/dev/null | grep -q . && break
-		sleep 0.1
-	done
+	capture_ended "$T/session.pcapng" "$PORT"
 	kill -INT "$DC"; wait "$DC" 2>/dev/null || true
 	check_all
 	expect_eq "logins" "$(vv logins)" 1

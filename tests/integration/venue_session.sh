@@ -533,7 +533,7 @@ tshark)
 	[ -s "$T/session.pcapng" ] || fail "dumpcap not capturing after 30 s: $(cat "$T/dumpcap.out")"
 	sleep 0.2
 	hw --set replay.pace=rate --set replay.pps=5000
-	sleep 1
+	capture_ended "$T/session.pcapng" "$PORT"
 	kill -INT "$dc"; wait "$dc" 2>/dev/null || true
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
 	tshark -r "$T/session.pcapng" -d "tcp.port==$PORT,soupbintcp" -T fields \
