@@ -318,6 +318,14 @@ ctl_kill_post(struct hgw_ctl *ct, struct hgw_event *e, char *err, size_t errlen)
 			 ct->lie.seq);
 		return -1;
 	}
+	if (e->arg == 0 && ctl_unsent_lost(ct) != 0) {
+		/* the replicas count orders that never left */
+		snprintf(err, errlen, "kept on: %" PRIu64 " orders handed "
+			 "back as unsent were not taken out of the replicas' "
+			 "positions; the position is uncertain",
+			 ctl_unsent_lost(ct));
+		return -1;
+	}
 	rc = e->arg == 0 ? ctl_recall_wait(ct, err, errlen) : 0;
 
 	if (e->arg == 1)
@@ -560,15 +568,36 @@ leave(struct hgw_ctl *ct, uint32_t i, enum hgw_leave_reason why,
 		"it takes no events", at->seq);
 }
 
-/* Orders a port refused for good (after the sender's retries) never
- * left, but every replica counted them in its position: set the kill
- * switch (under ct->lock), as for a lost venue session, until an
- * operator clears it. */
+/* Orders the replicas counted in their positions that never left: set
+ * the kill switch (under ct->lock), as for a lost venue session. 1 when
+ * this set it. */
+static int
+position_doubt(struct hgw_ctl *ct, const char *what, uint64_t n,
+	       const char *until)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
+	char err[128];
+
+	ct->kill_gen++;	/* a kill,0 waiting for a recall gives up */
+	if (ct->kill)
+		return 0;
+	if (ctl_kill_post(ct, &e, err, sizeof(err)) != 0) {
+		RTE_LOG(ERR, HGW_CTL, "%s, and the kill switch could not be "
+			"set: %s\n", what, err);
+		return 0;
+	}
+	RTE_LOG(ERR, HGW_CTL, "%s (%" PRIu64 " so far): trading stops %s\n",
+		what, n, until);
+	return 1;
+}
+
+/* Orders a port refused for good (after the sender's retries), until an
+ * operator clears the kill switch; orders handed back as unsent and
+ * lost before the replicas took them back, for good. */
 static void
 refused_check(struct hgw_ctl *ct)
 {
 	uint64_t n = 0;
-	char err[128];
 
 	for (uint32_t j = 0; j < ct->n; j++)
 		/* relaxed: a count (worker.h) */
@@ -577,22 +606,20 @@ refused_check(struct hgw_ctl *ct)
 	if (ct->txl != NULL)
 		n += atomic_load_explicit(&ct->txl->refused,
 					  memory_order_relaxed);
-	if (n == ct->refused_seen)
-		return;
-	ct->refused_seen = n;
-	ct->kill_gen++;	/* a kill,0 waiting for a recall gives up */
-	if (ct->kill)
-		return;
-	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 1 };
-
-	if (ctl_kill_post(ct, &e, err, sizeof(err)) != 0) {
-		RTE_LOG(ERR, HGW_CTL, "orders refused by the port, and the "
-			"kill switch could not be set: %s\n", err);
-		return;
+	if (n != ct->refused_seen) {
+		ct->refused_seen = n;
+		ct->refused_kills += position_doubt(ct,
+			"orders refused by the port", n,
+			"until /hgw/risk/kill,0");
 	}
-	ct->refused_kills++;
-	RTE_LOG(ERR, HGW_CTL, "orders refused by the port (%" PRIu64 " so "
-		"far): trading stops until /hgw/risk/kill,0\n", n);
+	n = ctl_unsent_lost(ct);
+	if (n != ct->unsent_lost_seen) {
+		ct->unsent_lost_seen = n;
+		position_doubt(ct, "orders handed back as unsent were not "
+			       "taken out of the replicas' positions", n,
+			       "for the rest of the run (the position is "
+			       "uncertain)");
+	}
 }
 
 void

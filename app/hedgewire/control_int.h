@@ -69,6 +69,9 @@ struct hgw_ctl {
 	 * for a recall gives up if one came in meanwhile */
 	uint32_t kill_gen;
 	uint64_t refused_seen;          /* orders the port refused for good */
+	/* UNSENT events that could not be posted (ctl_unsent_one), and the
+	 * orders handed back as unsent lost so far (ctl_unsent_lost) */
+	uint64_t unsent_failed, unsent_lost_seen;
 	uint64_t refused_kills;         /* kill switch set for them */
 	uint64_t recall_waits, recall_wait_max_us;  /* kill switch off */
 	/* times the kill switch went on: written under lock (release),
@@ -152,6 +155,10 @@ int ctl_unsent_one(struct hgw_ctl *ct, uint64_t key, uint64_t seq);
 
 /* The recalled orders as UNSENT events, as far as the queues have room. */
 void ctl_unsent_post(struct hgw_ctl *ct);
+
+/* Orders handed back as unsent and never taken back out of the
+ * replicas' positions, so far. */
+uint64_t ctl_unsent_lost(struct hgw_ctl *ct);
 
 /* control_tel.c: register the telemetry commands, which act on ct (the
  * callbacks of DPDK 22.11's telemetry take no argument of ours). */

@@ -147,9 +147,22 @@ ctl_unsent_one(struct hgw_ctl *ct, uint64_t key, uint64_t seq)
 		ct->unsent_posted++;
 		return 0;
 	}
+	ct->unsent_failed++;
 	RTE_LOG(ERR, HGW_CTL, "recalled order (seq %" PRIu64 ") not taken "
 		"back: %s\n", seq, err);
 	return -1;
+}
+
+/* Orders handed back as unsent that were never taken back out of the
+ * replicas' positions (under ct->lock): an UNSENT event that could not
+ * be posted, or one lost before it reached the recalled ring. */
+uint64_t
+ctl_unsent_lost(struct hgw_ctl *ct)
+{
+	return ct->unsent_failed + (ct->txl == NULL ? 0 :
+		/* relaxed: a count (worker.h) */
+		atomic_load_explicit(&ct->txl->unsent_lost,
+				     memory_order_relaxed));
 }
 
 /* Orders the kill switch recalled from the TX lcore's queues (under

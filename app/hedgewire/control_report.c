@@ -110,6 +110,13 @@ hgw_ctl_report(struct hgw_ctl *ct, FILE *out)
 			ct->left_at[i].seq, ct->left_at[i].digest,
 			ct->left_prev[i], w->left ? w->left_seq : 0);
 	}
+	if (ctl_unsent_lost(ct) != 0) {
+		bad = 1;
+		fprintf(out, "kill switch: %" PRIu64 " orders handed back as "
+			"unsent were NOT taken out of the replicas' positions "
+			"(lost before they were posted): the position was "
+			"uncertain, and trading stopped\n", ctl_unsent_lost(ct));
+	}
 	if (ct->txl != NULL && (ct->txl->recalled_n != 0 ||
 				ct->txl->recalled_lost != 0)) {
 		unsigned int left = rte_ring_count(ct->txl->recalled);

@@ -275,6 +275,9 @@ give_back(struct hgw_venue *v, struct hgw_txlcore *t, uint64_t key,
 		return;
 	if (v->back_n == RTE_DIM(v->back)) {
 		v->unsent_lost++;
+		/* relaxed: a count, polled by the control plane */
+		atomic_fetch_add_explicit(&t->unsent_lost, 1,
+					  memory_order_relaxed);
 		return;
 	}
 	v->back[(v->back_head + v->back_n++) % RTE_DIM(v->back)].key = key;

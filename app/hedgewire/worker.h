@@ -215,6 +215,12 @@ struct hgw_txlcore {
 	/* recalled triggers (struct hgw_recalled), TX lcore -> control */
 	struct rte_ring *recalled;
 	uint64_t recalled_n, recalled_lost;
+	/* orders handed back as unsent (recalled, or given back by the
+	 * venue session) that never reached the recalled ring: every
+	 * replica still counts them, so the position is uncertain and the
+	 * control plane keeps the kill switch on (relaxed: a count it
+	 * polls) */
+	_Atomic uint64_t unsent_lost;
 	uint32_t nrings;
 	struct rte_ring *rings[HGW_MAX_WORKERS];
 	struct hgw_dedup_filter filter;

@@ -78,8 +78,13 @@ txlcore_recall(struct hgw_txlcore *t)
 				}
 				t->recalled_n++;
 				if (rte_ring_sp_enqueue_elem(t->recalled, &rc,
-							     sizeof(rc)) != 0)
+							     sizeof(rc)) != 0) {
 					t->recalled_lost++;
+					/* relaxed: a count, polled */
+					atomic_fetch_add_explicit(
+						&t->unsent_lost, 1,
+						memory_order_relaxed);
+				}
 			}
 	}
 }

@@ -84,7 +84,8 @@ handed(uint32_t j, uint32_t s, uint64_t seq)
 }
 
 /* Worker j takes every event queued for it, in order, as its loop does
- * (ev_taken names the last it applied); the first max go to ev. */
+ * (ev_at records where, here the event's position; ev_taken names the
+ * last it applied); the first max go to ev. */
 static unsigned int
 take(uint32_t j, struct hgw_event *ev, unsigned int max)
 {
@@ -95,6 +96,8 @@ take(uint32_t j, struct hgw_event *ev, unsigned int max)
 		if (n < max)
 			ev[n] = e;
 		n++;
+		wk[j]->ev_at[e.id % HGW_EV_MAX] =
+			(struct hgw_ev_at){ e.id, e.key, e.seq };
 		atomic_store_explicit(&wk[j]->shared.ev_taken, e.id,
 				      memory_order_release);
 	}
@@ -695,6 +698,69 @@ test_wait_set_again(void)
 	HGW_CHECK_EQ(step(), 1);
 }
 
+/* A kill switch request as /hgw/risk/kill,N makes it: 0, or -1 with
+ * err. */
+static int
+kill_set(int on, char *err, size_t errlen)
+{
+	struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = (uint8_t)on };
+	int rc;
+
+	pthread_mutex_lock(&ct->lock);
+	rc = ctl_kill_post(ct, &e, err, errlen);
+	pthread_mutex_unlock(&ct->lock);
+	take_all();
+	return rc;
+}
+
+/* The control plane's part of the summary: whether it fails the run,
+ * and whether its text holds what. */
+static void
+summary(int bad, const char *what)
+{
+	char *sum = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&sum, &len);
+	int rc;
+
+	HGW_CHECK(f != NULL);
+	if (f == NULL)
+		return;
+	rc = hgw_ctl_report(ct, f);
+	fclose(f);
+	HGW_CHECK_EQ(rc != 0, bad);
+	HGW_CHECK_EQ(strstr(sum, what) != NULL, bad);
+	if ((rc != 0) != bad)
+		printf("# %s", sum);
+	free(sum);
+}
+
+/* Orders handed back as unsent that never reached the replicas (the
+ * recalled ring was full): every replica still counts them, so the
+ * control plane's next poll sets the kill switch, a kill,0 is refused
+ * saying why for the rest of the run, and the summary fails it. */
+static void
+test_unsent_lost(void)
+{
+	const char *line = "2 orders handed back as unsent were NOT taken out";
+	char err[256];
+
+	HGW_CHECK_EQ(kill_set(0, err, sizeof(err)), 0);
+	summary(0, line);
+	HGW_CHECK_EQ(ct->kill, 0);
+	hgw_ctl_poll(ct);
+	HGW_CHECK_EQ(ct->kill, 0);	/* nothing lost yet */
+	atomic_fetch_add_explicit(&txl->unsent_lost, 2, memory_order_relaxed);
+	hgw_ctl_poll(ct);
+	HGW_CHECK_EQ(ct->kill, 1);
+	HGW_CHECK_EQ(kill_set(0, err, sizeof(err)), -1);
+	HGW_CHECK(strstr(err, "kept on: 2 orders handed back as unsent") !=
+		  NULL);
+	HGW_CHECK(strstr(err, "position is uncertain") != NULL);
+	HGW_CHECK_EQ(ct->kill, 1);
+	summary(1, line);
+}
+
 int
 main(void)
 {
@@ -734,6 +800,7 @@ main(void)
 	HGW_TEST(test_wait_ends);
 	HGW_TEST(test_wait_times_out);
 	HGW_TEST(test_wait_set_again);
+	HGW_TEST(test_unsent_lost);	/* last: the kill switch stays on */
 	hgw_ctl_fini(ct);
 	for (uint32_t j = 0; j < NW; j++)
 		rte_free(wk[j]);
