@@ -258,23 +258,61 @@ class Order:
 
 
 class Journal:
+    """What the venue received and sent, one JSON record a line, written
+    before what it describes goes out. Between begin() and commit() (one
+    client packet and all it causes) the records are written in one
+    write(2) at the commit, and only then do the socket writes and
+    closes queued meanwhile (act) run: a venue process killed at any
+    instant leaves a journal that --restore can take whole, and never
+    sent a byte its journal lacks."""
+
     def __init__(self, path, append=False):
-        self.f = open(path, 'a' if append else 'w', encoding='ascii') \
-            if path else None
+        self.fd = os.open(path, os.O_WRONLY | os.O_CREAT |
+                          (os.O_APPEND if append else os.O_TRUNC),
+                          0o644) if path else None
+        self.depth = 0
+        self.lines = []
+        self.acts = []
 
     def write(self, **rec):
-        if self.f is None:
+        if self.fd is None:
             return
         rec = {'t': round(time.time(), 6), 'ns': now_ns_since_midnight(),
                **rec}
-        self.f.write(json.dumps(rec, sort_keys=False) + '\n')
-        self.f.flush()
+        self.lines.append(json.dumps(rec, sort_keys=False) + '\n')
+        if self.depth == 0:
+            self.flush()
+
+    def act(self, fn):
+        """fn now, or after the records of the packet being taken."""
+        if self.depth == 0:
+            fn()
+        else:
+            self.acts.append(fn)
+
+    def begin(self):
+        self.depth += 1
+
+    def commit(self):
+        self.depth -= 1
+        if self.depth != 0:
+            return
+        self.flush()
+        acts, self.acts = self.acts, []
+        for fn in acts:
+            fn()
+
+    def flush(self):
+        data = ''.join(self.lines).encode('ascii')
+        self.lines = []
+        while data and self.fd is not None:
+            data = data[os.write(self.fd, data):]
 
     def close(self):
-        if self.f is not None:
-            self.f.flush()
-            self.f.close()
-            self.f = None
+        if self.fd is not None:
+            self.flush()
+            os.close(self.fd)
+            self.fd = None
 
 
 class Stats:
@@ -315,11 +353,15 @@ class Conn:
         if self.closed or self.v.silent:
             return
         pkt = struct.pack('>H', len(payload) + 1) + ptype + payload
-        self.w.write(pkt)
-        self.t_tx = time.monotonic()
         self.v.journal.write(dir='out', conn=self.cid, peer=self.peer,
                              type=ptype.decode('latin-1'), len=len(pkt) - 2,
                              hex=payload.hex(), **fields)
+        self.out(pkt)
+        self.t_tx = time.monotonic()
+
+    def out(self, data):
+        """Bytes to the client, once the journal holds what they are."""
+        self.v.journal.act(lambda: self.w.write(data))
 
     def send_seq(self, seq, msg):
         self.send(b'S', msg, seq=seq, **decode_out(msg))
@@ -329,6 +371,9 @@ class Conn:
             return
         self.closed = True
         self.reason = reason
+        self.v.journal.act(self.close_now)
+
+    def close_now(self):
         try:
             self.w.close()
         except Exception:       # already gone
@@ -361,7 +406,11 @@ class Conn:
                 if n == 0:
                     self.drop('empty packet')
                     break
-                self.packet(body[:1], body[1:])
+                v.journal.begin()
+                try:
+                    self.packet(body[:1], body[1:])
+                finally:
+                    v.journal.commit()
                 # after a burst the client's packets are read (and
                 # journaled) while it catches up, as a venue would
                 if not self.closed and not v.burst_sent:
@@ -395,7 +444,7 @@ class Conn:
                              event='reset', reason=reason)
         self.closed = True
         self.reason = reason
-        self.w.transport.abort()
+        self.v.journal.act(self.w.transport.abort)
 
     def stall(self, ms):
         """--stall-after: stop reading the socket for ms (its receive
@@ -791,11 +840,11 @@ class Venue:
             msg = msg_system_event(b'S')
             self.msgs.append(msg)
             pkts.append(struct.pack('>H', len(msg) + 1) + b'S' + msg)
-        c.w.write(b''.join(pkts))
-        c.t_tx = time.monotonic()
         self.journal.write(dir='out', conn=c.cid, peer=c.peer, event='burst',
                            n=n, first_seq=first, last_seq=len(self.msgs),
                            msg='S')
+        c.out(b''.join(pkts))
+        c.t_tx = time.monotonic()
         # the time spent here was ours, not the client's silence
         c.t_rx = time.monotonic()
 
@@ -1058,7 +1107,7 @@ class Hostile:
             cut = self.rng.randrange(1, len(pkt))
             j.write(dir='event', conn=c.cid, event='fuzz', kind=k, seq=seq,
                     written=cut, of=len(pkt))
-            c.w.write(pkt[:cut])
+            c.out(pkt[:cut])
             c.drop('fuzz: disconnect mid-packet')
             return True
         c.send_seq(seq, m)
@@ -1117,7 +1166,7 @@ class Hostile:
             self.tainted.add(c.cid)
             j.write(dir='event', conn=c.cid, event='fuzz', kind=k,
                     hex=raw.hex())
-            c.w.write(raw)
+            c.out(raw)
         elif k == 'lie':
             self.fuzz_lie(c, rng.choice(FUZZ_LIES))
 

@@ -938,10 +938,46 @@ async def t_sigint(tmp):
         'venue_sim: orders 0 '), (rc, out, err))
 
 
+async def t_restore_killed(tmp):
+    """A venue process killed (SIGKILL) in the middle of the answers to a
+    stream of orders starts again from its journal (--restore), which it
+    wrote before it sent: every message the client had is there again,
+    byte for byte. Killed at several points."""
+    for k in range(6):
+        name = 'restore%d' % k
+        s = await Sim(tmp, name, '--fill-pct', '50').start()
+        c = await s.logged_in(seq=1)
+        for urn in range(1, 601):
+            c.send(b'U', enter_order(urn))
+        # killed once some answers came, while more are being made
+        for _ in range(30 + 40 * k):
+            if (await c.msg())['type'] == '?':
+                break
+        s.p.kill()
+        await s.p.wait()
+        c.close()
+        s2 = Sim(tmp, name, '--fill-pct', '50', '--restore')
+        os.unlink(s2.ready)     # the killed process's
+        try:
+            await s2.start()
+        except RuntimeError as e:
+            check('restore after SIGKILL %d: starts' % k, False, str(e))
+            continue
+        n = [r for r in s2.journal() if r.get('event') == 'restore'][-1]
+        c2 = await s2.logged_in(seq=1)
+        await c2.msgs(n['sequenced'])
+        check('restore after SIGKILL %d: the %d messages the client had, '
+              'byte for byte' % (k, len(c.seqs)),
+              all(c2.seqs.get(q) == m for q, m in c.seqs.items()),
+              sorted(set(c.seqs) - set(c2.seqs))[:5])
+        c2.close()
+        await s2.stop()
+
+
 SCENARIOS = [t_login, t_heartbeats, t_fills, t_rejects, t_cancels, t_replay,
              t_cod, t_silent, t_drop, t_reader_waits, t_end_session, t_bad,
              t_throttle,
-             t_bad_client, t_journal_sigterm, t_sigint]
+             t_bad_client, t_journal_sigterm, t_sigint, t_restore_killed]
 
 
 async def run(tmp, only):
