@@ -318,15 +318,16 @@ ctl_kill_post(struct hgw_ctl *ct, struct hgw_event *e, char *err, size_t errlen)
 			 ct->lie.seq);
 		return -1;
 	}
-	if (e->arg == 0 && ctl_unsent_lost(ct) != 0) {
-		/* the replicas count orders that never left */
+	rc = e->arg == 0 ? ctl_recall_wait(ct, err, errlen) : 0;
+	if (rc == 0 && e->arg == 0 && ctl_unsent_lost(ct) != 0) {
+		/* the replicas count orders that never left (lost before,
+		 * or during the recall just waited for) */
 		snprintf(err, errlen, "kept on: %" PRIu64 " orders handed "
 			 "back as unsent were not taken out of the replicas' "
 			 "positions; the position is uncertain",
 			 ctl_unsent_lost(ct));
-		return -1;
+		rc = -1;
 	}
-	rc = e->arg == 0 ? ctl_recall_wait(ct, err, errlen) : 0;
 
 	if (e->arg == 1)
 		ct->kill_gen++;
@@ -569,8 +570,9 @@ leave(struct hgw_ctl *ct, uint32_t i, enum hgw_leave_reason why,
 }
 
 /* Orders the replicas counted in their positions that never left: set
- * the kill switch (under ct->lock), as for a lost venue session. 1 when
- * this set it. */
+ * the kill switch (under ct->lock), as for a lost venue session, and
+ * say so (once per new count: a kill switch that cannot be set is not
+ * tried again at every poll). 1 when this set it. */
 static int
 position_doubt(struct hgw_ctl *ct, const char *what, uint64_t n,
 	       const char *until)
@@ -579,8 +581,12 @@ position_doubt(struct hgw_ctl *ct, const char *what, uint64_t n,
 	char err[128];
 
 	ct->kill_gen++;	/* a kill,0 waiting for a recall gives up */
-	if (ct->kill)
+	if (ct->kill) {
+		RTE_LOG(ERR, HGW_CTL, "%s (%" PRIu64 " so far; the kill "
+			"switch is on already): trading stops %s\n", what, n,
+			until);
 		return 0;
+	}
 	if (ctl_kill_post(ct, &e, err, sizeof(err)) != 0) {
 		RTE_LOG(ERR, HGW_CTL, "%s, and the kill switch could not be "
 			"set: %s\n", what, err);

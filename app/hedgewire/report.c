@@ -661,7 +661,7 @@ app_exit_status(int status)
 	if (status == 0)
 		return 0;
 	fprintf(stderr, "hedgewire: exit status %d:%s%s%s%s%s%s\n", 8 + status,
-		status & EXIT_DIVERGED ? " replicas diverged or disagree;" : "",
+		status & EXIT_DIVERGED ? " replicas diverged or disagree, or count orders that never left;" : "",
 		status & EXIT_ORDERS ? " orders refused by the port;" : "",
 		status & EXIT_JOURNAL ? " orders missing from the journal, or it could not be written;" : "",
 		status & EXIT_HALTED ? " a replica missed input and halted;" : "",

@@ -159,6 +159,7 @@ struct waited {
 };
 
 static atomic_int wait_over;	/* the wait has returned */
+static int wait_kill0;	/* wait_recall waits in a whole kill,0 */
 
 /* A kill,0's wait for the recall, lock held as ctl_kill_post calls it.
  * fn (when not NULL) runs on a thread of its own, started with the lock
@@ -178,7 +179,13 @@ wait_recall(void *(*fn)(void *), void *arg)
 		return w;
 	}
 	t0 = rte_get_timer_cycles();
-	w.rc = ctl_recall_wait(ct, w.err, sizeof(w.err));
+	if (wait_kill0) {
+		struct hgw_event e = { .type = HGW_EVENT_KILL, .arg = 0 };
+
+		w.rc = ctl_kill_post(ct, &e, w.err, sizeof(w.err));
+	} else {
+		w.rc = ctl_recall_wait(ct, w.err, sizeof(w.err));
+	}
 	w.cycles = rte_get_timer_cycles() - t0;
 	w.held = pthread_mutex_trylock(&ct->lock) == EBUSY;
 	atomic_store(&wait_over, 1);
@@ -735,30 +742,76 @@ summary(int bad, const char *what)
 	free(sum);
 }
 
+/* The TX lcore loses an order it recalled (the recalled ring full)
+ * while a kill,0 waits for the recall to end. */
+static void *
+tx_loses_one(void *p)
+{
+	struct ends_arg *arg = p;
+
+	/* free only while ctl_recall_wait sleeps: it is waiting */
+	pthread_mutex_lock(&ct->lock);
+	pthread_mutex_unlock(&ct->lock);
+	handed(1, 2, 61);
+	while (told() != arg->want) {
+		if (atomic_load(&wait_over)) {
+			arg->fail = 1;	/* never told */
+			return NULL;
+		}
+		rte_pause();
+	}
+	atomic_fetch_add_explicit(&txl->unsent_lost, 1, memory_order_relaxed);
+	tx_end(arg->want);
+	return NULL;
+}
+
 /* Orders handed back as unsent that never reached the replicas (the
- * recalled ring was full): every replica still counts them, so the
- * control plane's next poll sets the kill switch, a kill,0 is refused
- * saying why for the rest of the run, and the summary fails it. */
+ * recalled ring was full): every replica still counts them. A kill,0
+ * waiting for the recall in which one is lost is refused, saying why;
+ * so is every later one; the control plane's poll sets the kill switch
+ * when it finds one lost while the switch is off; and the summary fails
+ * the run. */
 static void
 test_unsent_lost(void)
 {
-	const char *line = "2 orders handed back as unsent were NOT taken out";
+	struct ends_arg arg = { 0, 0 };
 	char err[256];
+	struct waited w;
 
 	HGW_CHECK_EQ(kill_set(0, err, sizeof(err)), 0);
-	summary(0, line);
-	HGW_CHECK_EQ(ct->kill, 0);
-	hgw_ctl_poll(ct);
-	HGW_CHECK_EQ(ct->kill, 0);	/* nothing lost yet */
-	atomic_fetch_add_explicit(&txl->unsent_lost, 2, memory_order_relaxed);
+	summary(0, "handed back as unsent were NOT");
+	/* lost during the recall a kill,0 waits for */
+	horizon(1, 2, 61);
+	(void)kill_on();
+	arg.want = ct->recall_want;
+	wait_kill0 = 1;
+	w = wait_recall(tx_loses_one, &arg);
+	wait_kill0 = 0;
+	take_all();
+	HGW_CHECK_EQ(arg.fail, 0);
+	HGW_CHECK_EQ(w.rc, -1);
+	HGW_CHECK(strstr(w.err, "kept on: 1 orders handed back as unsent") !=
+		  NULL);
+	HGW_CHECK(strstr(w.err, "position is uncertain") != NULL);
+	HGW_CHECK_EQ(ct->kill, 1);
+	summary(1, "1 orders handed back as unsent were NOT taken out");
+	/* and for the rest of the run */
 	hgw_ctl_poll(ct);
 	HGW_CHECK_EQ(ct->kill, 1);
 	HGW_CHECK_EQ(kill_set(0, err, sizeof(err)), -1);
-	HGW_CHECK(strstr(err, "kept on: 2 orders handed back as unsent") !=
-		  NULL);
-	HGW_CHECK(strstr(err, "position is uncertain") != NULL);
+	HGW_CHECK(strstr(err, "kept on: 1 orders handed back") != NULL);
+	/* found by the poll while the switch is off: set */
+	pthread_mutex_lock(&ct->lock);
+	ct->kill = 0;	/* as if lost while it was off */
+	pthread_mutex_unlock(&ct->lock);
+	atomic_fetch_add_explicit(&txl->unsent_lost, 1, memory_order_relaxed);
+	hgw_ctl_poll(ct);
+	take_all();
 	HGW_CHECK_EQ(ct->kill, 1);
-	summary(1, line);
+	tx_end(ct->recall_want);	/* its recall, with nothing on the rings */
+	HGW_CHECK_EQ(kill_set(0, err, sizeof(err)), -1);
+	HGW_CHECK(strstr(err, "kept on: 2 orders handed back") != NULL);
+	summary(1, "2 orders handed back as unsent were NOT taken out");
 }
 
 int
