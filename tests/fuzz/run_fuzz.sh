@@ -31,7 +31,9 @@ fi
 
 cd "$work"
 jobs=$(nproc)
-if "$fuzzer" -fork="$jobs" -max_total_time="$secs" -max_len=8192 \
+# (fork mode ignores out-of-memory and slow inputs unless told not to)
+if "$fuzzer" -fork="$jobs" -ignore_ooms=0 -ignore_timeouts=0 -timeout=10 \
+	-max_total_time="$secs" -max_len=8192 \
 	-artifact_prefix="$work/" corpus seeds-vlan >fuzz.log 2>&1; then
 	grep -E "^#[0-9]+: cov:" fuzz.log | tail -1 || true
 	echo "PASS: no crash in ${secs}s on $jobs CPUs"
