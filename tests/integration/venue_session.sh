@@ -458,8 +458,10 @@ disconnect)
 	# the venue cancels open orders when the session drops: hedgewire
 	# does not cancel them again, and the replicas get the venue's cancels
 	sim_start --drop-after 40 --cancel-on-disconnect
+	# (no cancel is owed, so the reconnect must come before the feed's
+	# end: 3,000 pps leaves it about 5 s)
 	hw --set venue.cancel_on_disconnect=yes --set venue.reconnect_ms=50 \
-		--set replay.pace=rate --set replay.pps=6000
+		--set replay.pace=rate --set replay.pps=3000
 	[ "$(vv logins)" -ge 2 ] || fail "no reconnect"
 	expect_eq "cancels sent (the venue did it)" "$(vv "cancels sent")" 0
 	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 || fail "$(cat "$T/check2")"
@@ -486,7 +488,8 @@ bad)
 		sim_stop
 		rm -f "$T/state" "$T/sim.jsonl" "$T/venue.jl"*
 		sim_start --bad-after "20:$kind"
-		hw --set replay.pace=rate --set replay.pps=6000 --set venue.reconnect_ms=50
+		# (the reconnect must come before the feed's end)
+		hw --set replay.pace=rate --set replay.pps=3000 --set venue.reconnect_ms=50
 		case $kind in
 		badlen) want="a message the application refused";;
 		unknown) want="unknown packet type";;
