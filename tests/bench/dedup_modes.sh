@@ -68,8 +68,8 @@ hw() {
 		--set order.journal= --set run.idle_timeout_ms=0 \
 		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
 		--set risk.max_orders_total=4096 >"$work/out"
-	if grep -q '^sent rx_to_tx' "$work/out"; then
-		sed -n 's/^sent rx_to_tx: //p' "$work/out"
+	if grep -q '^ *sent rx_to_tx' "$work/out"; then
+		sed -n 's/^ *sent rx_to_tx: //p' "$work/out"
 	else
 		sed -n 's/^  rx_to_tx: //p' "$work/out"
 	fi
