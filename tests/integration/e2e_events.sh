@@ -11,11 +11,12 @@ HEDGEWIRE=$1 FEEDGEN=$2 TABLEGEN=$3 SRCDIR=$4 SCENARIO=$5
 case $SCENARIO in
 events|events-stall)
 	# Kill switch, instrument disable and risk-limit changes sent through
-	# telemetry at random instants while a paced replay runs, with 2, 3
-	# and 4 hedged workers in every dedup mode (events-stall: worker 1
-	# frozen 1 ms at random messages as well). The orders that left
-	# equal, byte for byte, the reference's given the logged event
-	# positions, and no instrument's position ever passes its limit.
+	# telemetry at random instants while a paced replay runs, with hedged
+	# workers in every dedup mode (events: 2 and 4; events-stall: 2, 3
+	# and 4, worker 1 frozen 1 ms at random messages as well). The orders
+	# that left equal, byte for byte, the reference's given the logged
+	# event positions, and no instrument's position ever passes its
+	# limit.
 	command -v dpdk-telemetry.py >/dev/null || { echo "SKIP: no dpdk-telemetry.py"; exit 77; }
 	syms=$(awk '$1 == "bbo" { print $3 }' "$T/truth" | head -3)
 	cmds=(--cmd /hgw/risk/kill,1 --cmd /hgw/risk/kill,0)
@@ -28,11 +29,16 @@ events|events-stall)
 	# (each run's reference: from the events it logged)
 	conf "[risk]" "max_orders_instrument = 400" "max_orders_total = 4000" \
 		"window_ms = 50" "max_position = 300"
+	# events: 2 and 4 workers in each mode; events-stall: 2, 3 and 4
 	stall=()
-	[ "$SCENARIO" = events ] || stall=(--inject-stall 1,1000,3000)
+	runs="2:claim 4:claim 2:tx-lcore 4:tx-lcore 2:downstream 4:downstream"
+	if [ "$SCENARIO" = events-stall ]; then
+		stall=(--inject-stall 1,1000,3000)
+		runs="2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore
+		      2:downstream 3:downstream 4:downstream"
+	fi
 	seed=1
-	for run in 2:claim 3:claim 4:claim 2:tx-lcore 3:tx-lcore 4:tx-lcore \
-		   2:downstream 3:downstream 4:downstream; do
+	for run in $runs; do
 		n=${run%%:*} mode=${run#*:}
 		# Every run is checked whole. A run is driven again (new seed,
 		# at most 3 times) only when its events missed what the test
