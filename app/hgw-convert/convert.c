@@ -39,6 +39,7 @@
 #include <pcap/pcap.h>
 
 #include "hgw_cksum.h"
+#include "hgw_mcast_frame.h"
 #include "hgw_cli.h"
 #include "hgw_itch.h"
 #include "hgw_journal_file.h"
@@ -344,49 +345,12 @@ struct cv_i2p {
 static size_t
 cv_build_frame(struct cv_i2p *c, const uint8_t *pay, size_t plen)
 {
-	const struct cv_opts *o = c->o;
-	uint8_t *f = c->frame, *ip, *udp;
-	uint16_t ulen = (uint16_t)(CV_UDP_HDR + plen);
-	size_t off;
+	const struct hgw_mcast_addr a = {
+		.src = CV_SRC_IP, .group = c->o->group,
+		.sport = CV_UDP_SRC_PORT, .dport = c->o->port, .vlan = c->o->vlan,
+	};
 
-	/* IPv4 multicast MAC: 01:00:5e + low 23 bits of the group. */
-	f[0] = 0x01;
-	f[1] = 0x00;
-	f[2] = 0x5e;
-	f[3] = (uint8_t)((o->group >> 16) & 0x7f);
-	f[4] = (uint8_t)(o->group >> 8);
-	f[5] = (uint8_t)o->group;
-	memcpy(f + 6, "\x02\x48\x47\x57\x00\x01", 6);
-	off = 12;
-	if (o->vlan) {
-		hgw_put_be16(f + off, 0x8100);
-		hgw_put_be16(f + off + 2, o->vlan);
-		off += CV_VLAN_HDR;
-	}
-	hgw_put_be16(f + off, 0x0800);
-	off += 2;
-
-	ip = f + off;
-	ip[0] = 0x45;
-	ip[1] = 0;
-	hgw_put_be16(ip + 2, (uint16_t)(CV_IP_HDR + ulen));
-	hgw_put_be16(ip + 4, c->ip_id++);
-	hgw_put_be16(ip + 6, 0);
-	ip[8] = 64;
-	ip[9] = 17;
-	hgw_put_be16(ip + 10, 0);
-	hgw_put_be32(ip + 12, CV_SRC_IP);
-	hgw_put_be32(ip + 16, o->group);
-
-	udp = ip + CV_IP_HDR;
-	hgw_put_be16(udp, CV_UDP_SRC_PORT);
-	hgw_put_be16(udp + 2, o->port);
-	hgw_put_be16(udp + 4, ulen);
-	hgw_put_be16(udp + 6, 0);
-	memcpy(udp + CV_UDP_HDR, pay, plen);
-
-	hgw_cksum_fill_ipv4_udp(ip, CV_IP_HDR);
-	return (size_t)(udp - f) + ulen;
+	return hgw_mcast_frame(c->frame, &a, c->ip_id++, pay, plen);
 }
 
 static void

@@ -23,6 +23,7 @@
 #include <pcap/pcap.h>
 
 #include "hgw_cksum.h"
+#include "hgw_mcast_frame.h"
 #include "hgw_cli.h"
 #include "hgw_prng.h"
 #include "hgw_itch.h"
@@ -299,50 +300,12 @@ static size_t
 fg_frame_to(const struct fg *g, uint8_t *f, uint32_t group, uint16_t id,
 	    const uint8_t *pay, size_t plen)
 {
-	uint8_t *ip, *udp;
-	size_t off = 0;
-	uint16_t ulen = (uint16_t)(FG_UDP_HDR + plen);
+	const struct hgw_mcast_addr a = {
+		.src = g->o.src, .group = group, .sport = FG_UDP_SRC_PORT,
+		.dport = (uint16_t)g->o.port, .vlan = (uint16_t)g->o.vlan,
+	};
 
-	/* IPv4 multicast MAC: 01:00:5e + low 23 bits of the group. */
-	f[0] = 0x01;
-	f[1] = 0x00;
-	f[2] = 0x5e;
-	f[3] = (uint8_t)((group >> 16) & 0x7f);
-	f[4] = (uint8_t)(group >> 8);
-	f[5] = (uint8_t)group;
-	/* Fixed locally administered source MAC. */
-	memcpy(f + 6, "\x02\x48\x47\x57\x00\x01", 6);
-	off = 12;
-	if (g->o.vlan) {
-		hgw_put_be16(f + off, 0x8100);
-		hgw_put_be16(f + off + 2, (uint16_t)g->o.vlan);
-		off += FG_VLAN_HDR;
-	}
-	hgw_put_be16(f + off, 0x0800);
-	off += 2;
-
-	ip = f + off;
-	ip[0] = 0x45;
-	ip[1] = 0;
-	hgw_put_be16(ip + 2, (uint16_t)(FG_IP_HDR + ulen));
-	hgw_put_be16(ip + 4, id);
-	hgw_put_be16(ip + 6, 0);          /* DF clear, no fragments */
-	ip[8] = 64;
-	ip[9] = 17;
-	hgw_put_be16(ip + 10, 0);
-	hgw_put_be32(ip + 12, g->o.src);
-	hgw_put_be32(ip + 16, group);
-
-	udp = ip + FG_IP_HDR;
-	hgw_put_be16(udp, FG_UDP_SRC_PORT);
-	hgw_put_be16(udp + 2, (uint16_t)g->o.port);
-	hgw_put_be16(udp + 4, ulen);
-	hgw_put_be16(udp + 6, 0);
-	memcpy(udp + FG_UDP_HDR, pay, plen);
-
-	hgw_cksum_fill_ipv4_udp(ip, FG_IP_HDR);
-
-	return (size_t)(udp - f) + ulen;
+	return hgw_mcast_frame(f, &a, id, pay, plen);
 }
 
 /* Builds line A's frame into g->frame and returns its length. Each call
