@@ -435,8 +435,9 @@ venue_check(struct hgw_config *c, char *err, size_t errlen)
 	if (c->venue_stack == HGW_VENUE_STACK_DPDK) {
 		if (c->dedup == HGW_DEDUP_MODE_DOWNSTREAM)
 			CHECK_FAIL("[venue] stack = dpdk with [run] dedup = "
-				   "downstream: hgw-dedup's session is a kernel "
-				   "socket (use tx-lcore, or stack = kernel)");
+				   "downstream: hgw-dedup owns the session there "
+				   "(give it --venue-stack dpdk; here, stack = "
+				   "kernel)");
 		if (c->tx_port == c->rx_port)
 			CHECK_FAIL("[venue] stack = dpdk needs [order] port "
 				   "apart from [rx] port (%u): the venue's "

@@ -16,6 +16,7 @@
 
 #include "app.h"
 #include "hgw_port.h"
+#include "hgw_tcp.h"
 #include "relay.h"
 #include "venue.h"
 
@@ -182,7 +183,7 @@ app_ports_setup(struct hgw_app *a)
 			   c->venue_stack == HGW_VENUE_STACK_DPDK;
 
 		port_start(c->tx_port, dpdk ? 1 : 0, ntx, c->rx_desc, pool, 0,
-			   dpdk ? HGW_VENUE_TX_OFFLOADS : 0, "[order] port");
+			   dpdk ? hgw_tcp_port_offloads() : 0, "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)
 		flow_mirror(c);

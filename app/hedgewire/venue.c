@@ -110,31 +110,11 @@ tcp_init(struct hgw_venue *v, const struct hgw_config *c,
 	 struct hgw_soup_cfg *sc)
 {
 	struct hgw_tcp_cfg tc;
-	struct rte_ether_addr mac;
 
-	memset(&tc, 0, sizeof(tc));
-	tc.port = c->tx_port;
-	tc.rxq = 0;
-	tc.txq = 0;
-	tc.ip = c->venue_ip;
-	tc.mask = c->venue_mask;
-	tc.gateway = c->venue_gateway;
-	if (rte_eth_macaddr_get(c->tx_port, &mac) != 0)
+	if (hgw_tcp_cfg_port(&tc, c->tx_port, c->venue_ip, c->venue_mask,
+			     c->venue_gateway) != 0)
 		die("[venue] stack = dpdk: [order] port %u has no MAC address",
 		    c->tx_port);
-	memcpy(tc.mac, mac.addr_bytes, sizeof(tc.mac));
-	tc.snd_buf = 1 << 16;
-	tc.rcv_buf = 1 << 18;
-	tc.keepalive_ms = 10000;
-	tc.hz = rte_get_tsc_hz();
-	{
-		struct rte_eth_dev_info info;
-
-		/* what ports.c asked for, where the port offers it */
-		tc.cksum_offload = rte_eth_dev_info_get(c->tx_port, &info) == 0 &&
-			(info.tx_offload_capa & HGW_VENUE_TX_OFFLOADS) ==
-			HGW_VENUE_TX_OFFLOADS;
-	}
 	v->tcp_offload = tc.cksum_offload;
 	v->tcp = hgw_tcp_create(&tc);
 	if (v->tcp == NULL)
@@ -722,39 +702,6 @@ hgw_venue_ctl_poll(struct hgw_venue *v)
 	}
 }
 
-static void
-tcp_report(const struct hgw_tcp *tcp, int offload, FILE *out)
-{
-	const struct hgw_tcp_stats *ts = hgw_tcp_stats(tcp);
-
-	fprintf(out, "venue: tcp (dpdk) opens %" PRIu64 ", segments sent %"
-		PRIu64 " (%" PRIu64 " bytes), retransmitted bytes %" PRIu64
-		" (timeouts %" PRIu64 ", fast %" PRIu64 "), duplicate acks %"
-		PRIu64 ", received bytes %" PRIu64 ", out of order %" PRIu64
-		" (not kept %" PRIu64 "), duplicate %" PRIu64 ", bad %" PRIu64 ", zero-window probes %"
-		PRIu64 ", keepalives %" PRIu64 ", challenge acks %" PRIu64
-		", resets sent %" PRIu64 " received %" PRIu64 ", tx refused %"
-		PRIu64 ", no mbuf %" PRIu64 ", srtt %" PRIu64 " us, state %s\n",
-		ts->opens, ts->tx_segs, ts->tx_bytes, ts->rexmit_bytes,
-		ts->rto, ts->fast_rexmit, ts->dupacks, ts->rx_bytes,
-		ts->rx_ooo, ts->rx_ooo_dropped, ts->rx_dup, ts->rx_bad, ts->zero_window_probes,
-		ts->keepalives, ts->challenge_acks, ts->rst_sent,
-		ts->rst_rcvd, ts->tx_full, ts->no_mbuf, ts->srtt_us,
-		hgw_tcp_state(tcp) == HGW_TCP_FAILED ?
-		hgw_tcp_why_name(hgw_tcp_failure(tcp)) : "not failed");
-	fprintf(out, "venue: tcp (dpdk) arp requests %" PRIu64 ", replies %"
-		PRIu64 ", ping replies %" PRIu64 ", replies held back (rate) %"
-		PRIu64 ", frames received %" PRIu64 " (tcp %" PRIu64 ", arp %"
-		PRIu64 ", icmp %" PRIu64 ", other %" PRIu64 "), checksums %s\n",
-		ts->arp_requests, ts->arp_replies, ts->icmp_echo,
-		ts->replies_limited, ts->rx_frames, ts->rx_tcp, ts->rx_arp,
-		ts->rx_icmp, ts->rx_other, offload ? "by the port" : "in software");
-	for (int i = 1; i < HGW_TCP_WHY_N; i++)
-		if (ts->fails[i] != 0)
-			fprintf(out, "venue: tcp (dpdk) connection failed (%s) %"
-				PRIu64 "\n", hgw_tcp_why_name(i), ts->fails[i]);
-}
-
 uint64_t
 hgw_venue_report(struct hgw_venue *v, FILE *out)
 {
@@ -808,7 +755,7 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		v->cancels_sent, v->venue_cancelled, v->venue_cancelled_qty,
 		v->ctl.lost_calls);
 	if (v->tcp != NULL)
-		tcp_report(v->tcp, v->tcp_offload, out);
+		hgw_tcp_report(v->tcp, v->tcp_offload, "venue", out);
 	if (v->unacked_stop != 0)
 		fprintf(stderr, "hedgewire: venue: %" PRIu64 " bytes of orders "
 			"not acknowledged by the venue's host when the session "

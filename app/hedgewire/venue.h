@@ -32,10 +32,6 @@
 struct hgw_txlcore;
 struct hgw_tcp;
 
-/* [venue] stack = dpdk: the TX offloads the order port is asked for (its
- * segments' IPv4 and TCP checksums), used where it offers both */
-#define HGW_VENUE_TX_OFFLOADS \
-	(RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM)
 struct hgw_handoff;
 
 /* Why an order that passed dedup did not go to the venue. */

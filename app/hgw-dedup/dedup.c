@@ -40,6 +40,7 @@
 #include "hgw_latency.h"
 #include "hgw_order.h"
 #include "hgw_port.h"
+#include "hgw_tcp.h"
 #include "session.h"
 
 #define PROG "hgw-dedup"
@@ -93,6 +94,10 @@ usage(FILE *out)
 		"  --heartbeat-ms MS (1000) --dead-ms MS (15000) --reconnect-ms MS (500)\n"
 		"  --max-orders-per-sec N --max-orders-per-sec-per-symbol N (0: off)\n"
 		"  --cancel-on-disconnect    the venue cancels open orders at a drop\n"
+		"  --venue-stack kernel|dpdk the session's TCP: the kernel's\n"
+		"                            (default), or hgw-dedup's own on --out\n"
+		"  --venue-address IP/PREFIX our address on --out (dpdk)\n"
+		"  --venue-gateway IP        the next hop off that subnet (dpdk)\n"
 		"  --relay-forge             tests: forged relay datagrams at the\n"
 		"                            first order (docs/venue.md)\n");
 }
@@ -120,6 +125,9 @@ parse(int argc, char **argv, struct opts *o)
 		{ "max-orders-per-sec-per-symbol", required_argument, NULL, 'N' },
 		{ "cancel-on-disconnect", no_argument, NULL, 'C' },
 		{ "relay-forge", no_argument, NULL, 'X' },
+		{ "venue-stack", required_argument, NULL, 'K' },
+		{ "venue-address", required_argument, NULL, 'A' },
+		{ "venue-gateway", required_argument, NULL, 'G' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,6 +217,18 @@ parse(int argc, char **argv, struct opts *o)
 		case 'X':
 			o->venue.relay_forge = 1;
 			break;
+		case 'K':
+			if (strcmp(optarg, "dpdk") == 0)
+				o->venue.dpdk = 1;
+			else if (strcmp(optarg, "kernel") != 0)
+				hgw_cli_bad(PROG, "venue-stack", optarg);
+			break;
+		case 'A':
+			o->venue.address = optarg;
+			break;
+		case 'G':
+			o->venue.gateway = optarg;
+			break;
 		case 'h':
 			usage(stdout);
 			exit(EXIT_SUCCESS);
@@ -219,7 +239,7 @@ parse(int argc, char **argv, struct opts *o)
 	}
 	if (optind != argc)
 		die("unexpected argument '%s'", argv[optind]);
-	if (o->venue.venue == NULL && o->in == o->out)
+	if ((o->venue.venue == NULL || o->venue.dpdk) && o->in == o->out)
 		die("--in and --out are both port %u", o->in);
 }
 
@@ -379,10 +399,12 @@ port_is_memif(uint16_t port)
 }
 
 static void
-port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp)
+port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp,
+	   uint64_t tx_offloads)
 {
 	struct hgw_port_conf pc = { .nrx = nrx, .ntx = ntx, .rx_pool = mp,
 				    .rx = HGW_PORT_RX_PROMISC,
+				    .tx_offloads = tx_offloads,
 				    .rx_why = "--queues" };
 	char err[256], warn[128];
 
@@ -432,7 +454,8 @@ main(int argc, char **argv)
 		die("EAL init failed: %s", rte_strerror(rte_errno));
 	parse(argc - rc, argv + rc, &o);
 	if (!rte_eth_dev_is_valid_port(o.in) ||
-	    (o.venue.venue == NULL && !rte_eth_dev_is_valid_port(o.out)))
+	    ((o.venue.venue == NULL || o.venue.dpdk) &&
+	     !rte_eth_dev_is_valid_port(o.out)))
 		die("--in %u / --out %u: no such DPDK port (%u available; pass "
 		    "devices or --vdev in the EAL args)", o.in, o.out,
 		    rte_eth_dev_count_avail());
@@ -450,14 +473,18 @@ main(int argc, char **argv)
 		die("cannot create a pool of %u mbufs: %s", o.mbufs,
 		    rte_strerror(rte_errno));
 	/* --venue: the answers go back to hedgewire on the input port */
-	port_start(o.in, st.nq, o.venue.venue != NULL ? 1 : 0, mp);
+	port_start(o.in, st.nq, o.venue.venue != NULL ? 1 : 0, mp, 0);
 	if (o.venue.venue == NULL)
-		port_start(o.out, 0, 1, mp);
+		port_start(o.out, 0, 1, mp, 0);
+	else if (o.venue.dpdk)
+		/* the venue's segments, ARP and pings come back on RX
+		 * queue 0 (hgw-dedup's own TCP) */
+		port_start(o.out, 1, 1, mp, hgw_tcp_port_offloads());
 	st.in = o.in;
 	st.out = o.out;
 	st.burst = o.burst;
 	hgw_dedup_filter_init(&st.filter);
-	st.sess = dsess_init(&o.venue, o.in, mp);
+	st.sess = dsess_init(&o.venue, o.in, mp, o.out);
 	hgw_hist_init(&st.rx_to_tx);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -519,7 +546,7 @@ main(int argc, char **argv)
 		rte_eth_dev_stop(o.in);
 		rte_eth_dev_close(o.in);
 	}
-	if (st.sess == NULL) {
+	if (st.sess == NULL || o.venue.dpdk) {
 		rte_eth_dev_stop(o.out);
 		rte_eth_dev_close(o.out);
 	}

@@ -15,7 +15,9 @@
 #include <rte_malloc.h>
 
 #include "hgw_cli.h"
+#include "hgw_parse.h"
 #include "hgw_soupbin.h"
+#include "hgw_tcp.h"
 #include "hgw_vgate.h"
 #include "session.h"
 
@@ -38,6 +40,9 @@ _Static_assert(READ_ROOM < BACKLOG, "relay backlog room");
 
 struct dsess {
 	struct hgw_soup soup;
+	struct hgw_tcp *tcp;            /* --venue-stack dpdk; NULL: kernel */
+	int tcp_offload;
+	uint32_t unacked_stop;          /* order bytes not acknowledged */
 	struct hgw_venue_state *state;
 	uint64_t floor0;        /* the floor at start: earlier runs' orders */
 	uint64_t hz, tsc0, next_poll, poll_tsc;
@@ -224,8 +229,50 @@ password_get(const struct dsess_opts *o, char *pw, size_t len)
 	}
 }
 
+/* --venue-stack dpdk: the session's TCP on tcp_port. */
+static void
+tcp_init(struct dsess *s, const struct dsess_opts *o, uint16_t tcp_port,
+	 struct hgw_soup_cfg *sc)
+{
+	struct hgw_tcp_cfg tc;
+	uint32_t ip, gw = 0;
+	uint64_t pfx;
+
+	if (o->address == NULL ||
+	    hgw_parse_ipv4_num(o->address, '/', 1, 32, &ip, &pfx) != 0)
+		hgw_cli_bad_input(PROG, "bad value for --venue-address: '%s' "
+				  "(expected IP/PREFIX, our address on --out, "
+				  "with --venue-stack dpdk)",
+				  o->address ? o->address : "");
+	if (o->gateway != NULL) {
+		struct in_addr a;
+
+		if (inet_pton(AF_INET, o->gateway, &a) != 1)
+			hgw_cli_bad_input(PROG, "bad value for --venue-gateway: "
+					  "'%s' (expected an IPv4 address)",
+					  o->gateway);
+		gw = ntohl(a.s_addr);
+	}
+	if (hgw_tcp_cfg_port(&tc, tcp_port, ip,
+			     pfx == 32 ? UINT32_MAX : ~(UINT32_MAX >> pfx),
+			     gw) != 0)
+		die("--venue-stack dpdk: --out port %u has no MAC address",
+		    tcp_port);
+	if (gw != 0 && (gw & tc.mask) != (ip & tc.mask))
+		hgw_cli_bad_input(PROG, "bad value for --venue-gateway: not on "
+				  "--venue-address's subnet (%s)", o->address);
+	s->tcp_offload = tc.cksum_offload;
+	s->tcp = hgw_tcp_create(&tc);
+	if (s->tcp == NULL)
+		die("--venue-stack dpdk: cannot set up the TCP on --out port "
+		    "%u: %s", tcp_port, rte_strerror(rte_errno));
+	sc->io = &hgw_tcp_soup_io;
+	sc->io_ctx = s->tcp;
+}
+
 struct dsess *
-dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
+dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool,
+	   uint16_t tcp_port)
 {
 	struct hgw_soup_cfg sc;
 	struct dsess *s;
@@ -276,6 +323,11 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	sc.reconnect_ns = (uint64_t)o->reconnect_ms * 1000000;
 	sc.out_bytes = 1 << 16;
 	sc.busy_poll_us = 50;
+	if (o->dpdk)
+		tcp_init(s, o, tcp_port, &sc);
+	else if (o->address != NULL || o->gateway != NULL)
+		hgw_cli_bad_input(PROG, "--venue-address and --venue-gateway "
+				  "go with --venue-stack dpdk");
 	s->state = hgw_vgate_state_map(o->state_file, &s->floor0, err,
 				       sizeof(err));
 	if (s->state == NULL)
@@ -306,11 +358,12 @@ dsess_init(const struct dsess_opts *o, uint16_t port, struct rte_mempool *pool)
 	       "after %u ms, reconnect %u ms; UserRefNum floor %" PRIu64
 	       ", from message %" PRIu64 " (state file %s); caps %u/s, %u/s "
 	       "per instrument; cancel_on_disconnect %s; answers relayed on "
-	       "port %u\n", o->venue, o->user,
+	       "port %u; TCP: %s\n", o->venue, o->user,
 	       o->session && o->session[0] ? o->session : "(current)",
 	       o->heartbeat_ms, o->dead_ms, o->reconnect_ms, s->g.floor,
 	       s->soup.next_seq, o->state_file, s->g.cap_total, s->g.cap_symbol,
-	       s->cancel_on_disconnect ? "yes" : "no", port);
+	       s->cancel_on_disconnect ? "yes" : "no", port,
+	       s->tcp == NULL ? "the kernel's" : "hgw-dedup's own on --out");
 	return s;
 }
 
@@ -748,6 +801,8 @@ dsess_poll(struct dsess *s)
 {
 	uint64_t now = rte_rdtsc(), lost;
 
+	if (s->tcp != NULL)
+		hgw_tcp_poll(s->tcp, now);
 	if (s->back_n != 0)
 		back_flush(s);
 	if (now < s->next_poll)
@@ -864,6 +919,21 @@ dsess_stop(struct dsess *s)
 			s->cancel_pending ? "not sent" : "not answered",
 			hgw_soup_up(&s->soup) ? "up" : "down");
 	}
+	/* --venue-stack dpdk: nobody sends our bytes once we are gone, so
+	 * the orders given to the TCP are acknowledged by the venue's host
+	 * before the logout; what is not is said, and the exit status
+	 * tells (dsess_report) */
+	if (s->tcp != NULL) {
+		while (hgw_soup_up(&s->soup) && hgw_tcp_unacked(s->tcp) != 0 &&
+		       rte_rdtsc() < end)
+			dsess_poll(s);
+		s->unacked_stop = hgw_soup_up(&s->soup) ?
+				  hgw_tcp_unacked(s->tcp) : 0;
+		if (s->unacked_stop != 0)
+			fprintf(stderr, PROG ": venue: %u bytes of orders not "
+				"acknowledged by the venue's host when the "
+				"session stopped\n", s->unacked_stop);
+	}
 	/* Logout Request, then what the venue still sends (its answers to
 	 * our last orders) until it closes (a venue slow to read our last
 	 * orders is as slow to read the Logout) */
@@ -932,6 +1002,8 @@ dsess_report(struct dsess *s, FILE *out)
 				hgw_relay_drop_name(i), s->rx.drops[i]);
 		fprintf(out, ")\n");
 	}
+	if (s->tcp != NULL)
+		hgw_tcp_report(s->tcp, s->tcp_offload, "venue", out);
 	if (s->lies != 0)
 		fprintf(out, "venue: contradicted by %" PRIu64 " answers; the "
 			"first: %s '%c' (venue seq %" PRIu64 ", UserRefNum %"
@@ -942,6 +1014,6 @@ dsess_report(struct dsess *s, FILE *out)
 			hgw_vgate_lie_name(s->lie.lie), s->lie.ours,
 			s->lie.theirs);
 	bad = s->relay_lost != 0 || s->back_n != 0 || s->commands_bad != 0 ||
-	      s->owed_stop != 0;
+	      s->owed_stop != 0 || s->unacked_stop != 0;
 	return bad | (s->lies != 0) << 1;
 }

@@ -31,6 +31,11 @@ struct dsess_opts {
 	uint32_t heartbeat_ms, dead_ms, reconnect_ms;
 	uint32_t max_ops, max_ops_symbol;
 	int cancel_on_disconnect;
+	/* --venue-stack dpdk: the session on hgw-dedup's own TCP (lib/tcp)
+	 * on --out's RX and TX queue 0, our address --venue-address
+	 * IP/PREFIX there, the next hop --venue-gateway (NULL: none) */
+	int dpdk;
+	const char *address, *gateway;
 	/* tests only (docs/venue.md "Downstream mode", the relay's key): at
 	 * the first order, forged relay datagrams to hedgewire over the
 	 * link, and forged commands to our own receiving end */
@@ -41,9 +46,11 @@ struct dsess;
 
 /* Start-up: checks the options (one line naming the bad one, exit 2),
  * maps the state file, starts connecting. Relay datagrams go out on
- * port (queue 0), from pool. */
+ * port (queue 0), from pool; with --venue-stack dpdk the session's TCP
+ * runs on tcp_port (started with a queue each way, asked for
+ * hgw_tcp_port_offloads()). */
 struct dsess *dsess_init(const struct dsess_opts *o, uint16_t port,
-			 struct rte_mempool *pool);
+			 struct rte_mempool *pool, uint16_t tcp_port);
 
 /* A first copy (frame: the whole order frame, its decoded fields o):
  * sent on the session, or relayed back as unsent. */

@@ -2,7 +2,9 @@
  * hedgewire: one TCP connection on a DPDK port (hgw_tcp.h says what it
  * does and does not do).
  */
+#include <inttypes.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <rte_arp.h>
@@ -1459,3 +1461,72 @@ const struct hgw_soup_io hgw_tcp_soup_io = {
 	.recv = s_recv, .waiting = s_waiting, .shutdown = s_shutdown,
 	.close = s_close,
 };
+
+/* The counters, as two lines and one per failure, each starting "WHO:
+ * tcp (dpdk)". */
+void
+hgw_tcp_report(const struct hgw_tcp *tcp, int offload, const char *who,
+	       FILE *out)
+{
+	const struct hgw_tcp_stats *ts = hgw_tcp_stats(tcp);
+
+	fprintf(out, "%s: tcp (dpdk) opens %" PRIu64 ", segments sent %"
+		PRIu64 " (%" PRIu64 " bytes), retransmitted bytes %" PRIu64
+		" (timeouts %" PRIu64 ", fast %" PRIu64 "), duplicate acks %"
+		PRIu64 ", received bytes %" PRIu64 ", out of order %" PRIu64
+		" (not kept %" PRIu64 "), duplicate %" PRIu64 ", bad %" PRIu64 ", zero-window probes %"
+		PRIu64 ", keepalives %" PRIu64 ", challenge acks %" PRIu64
+		", resets sent %" PRIu64 " received %" PRIu64 ", tx refused %"
+		PRIu64 ", no mbuf %" PRIu64 ", srtt %" PRIu64 " us, state %s\n",
+		who, ts->opens, ts->tx_segs, ts->tx_bytes, ts->rexmit_bytes,
+		ts->rto, ts->fast_rexmit, ts->dupacks, ts->rx_bytes,
+		ts->rx_ooo, ts->rx_ooo_dropped, ts->rx_dup, ts->rx_bad, ts->zero_window_probes,
+		ts->keepalives, ts->challenge_acks, ts->rst_sent,
+		ts->rst_rcvd, ts->tx_full, ts->no_mbuf, ts->srtt_us,
+		hgw_tcp_state(tcp) == HGW_TCP_FAILED ?
+		hgw_tcp_why_name(hgw_tcp_failure(tcp)) : "not failed");
+	fprintf(out, "%s: tcp (dpdk) arp requests %" PRIu64 ", replies %"
+		PRIu64 ", ping replies %" PRIu64 ", replies held back (rate) %"
+		PRIu64 ", frames received %" PRIu64 " (tcp %" PRIu64 ", arp %"
+		PRIu64 ", icmp %" PRIu64 ", other %" PRIu64 "), checksums %s\n",
+		who, ts->arp_requests, ts->arp_replies, ts->icmp_echo,
+		ts->replies_limited, ts->rx_frames, ts->rx_tcp, ts->rx_arp,
+		ts->rx_icmp, ts->rx_other, offload ? "by the port" : "in software");
+	for (int i = 1; i < HGW_TCP_WHY_N; i++)
+		if (ts->fails[i] != 0)
+			fprintf(out, "%s: tcp (dpdk) connection failed (%s) %"
+				PRIu64 "\n", who, hgw_tcp_why_name(i),
+				ts->fails[i]);
+}
+
+uint64_t
+hgw_tcp_port_offloads(void)
+{
+	return RTE_ETH_TX_OFFLOAD_IPV4_CKSUM | RTE_ETH_TX_OFFLOAD_TCP_CKSUM;
+}
+
+int
+hgw_tcp_cfg_port(struct hgw_tcp_cfg *cfg, uint16_t port, uint32_t ip,
+		 uint32_t mask, uint32_t gateway)
+{
+	struct rte_ether_addr mac;
+	struct rte_eth_dev_info info;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (rte_eth_macaddr_get(port, &mac) != 0)
+		return -1;
+	cfg->port = port;
+	cfg->ip = ip;
+	cfg->mask = mask;
+	cfg->gateway = gateway;
+	memcpy(cfg->mac, mac.addr_bytes, sizeof(cfg->mac));
+	cfg->snd_buf = 1 << 16;
+	cfg->rcv_buf = 1 << 18;
+	cfg->keepalive_ms = 10000;
+	cfg->hz = rte_get_tsc_hz();
+	/* what the port was asked for, where it offers it */
+	cfg->cksum_offload = rte_eth_dev_info_get(port, &info) == 0 &&
+		(info.tx_offload_capa & hgw_tcp_port_offloads()) ==
+		hgw_tcp_port_offloads();
+	return 0;
+}

@@ -24,15 +24,19 @@ MEMIF="socket=$SOCK,socket-abstract=no"
 DDPID=""
 
 # dd_start [hgw-dedup options]: the memif server, in the background,
-# logged in to the simulator at $PORT; output in $T/dd.out
+# logged in to the simulator at $DD_HOST (default 127.0.0.1), $PORT, with
+# the EAL arguments in DD_EAL (an array) besides the memif; output in
+# $T/dd.out
+DD_EAL=()
 dd_start() {
 	local mem
 	mem=$("$SRCDIR/scripts/eal-args.sh" 256)
 	rm -f "$SOCK"
 	# shellcheck disable=SC2086
 	HGW_VENUE_PASSWORD=P "$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-dd" \
-		--log-level=error --vdev "net_memif0,role=server,$MEMIF" -- \
-		--in 0 --queues 3 --idle-ms 0 --venue "127.0.0.1:$PORT" \
+		--log-level=error --vdev "net_memif0,role=server,$MEMIF" \
+		"${DD_EAL[@]}" -- \
+		--in 0 --queues 3 --idle-ms 0 --venue "${DD_HOST:-127.0.0.1}:$PORT" \
 		--venue-user U --venue-session S \
 		--state-file "$T/dstate" --reconnect-ms 50 "$@" \
 		>"$T/dd.out" 2>"$T/dd.err" &
@@ -112,7 +116,7 @@ dd_refuse() {
 	mem=$("$SRCDIR/scripts/eal-args.sh" 64)
 	# shellcheck disable=SC2086
 	if "$HGW_DEDUP" -l1 --no-pci $mem --file-prefix "$PREFIX-bad" \
-		--log-level=error --vdev net_null0 -- --in 0 "$@" \
+		--log-level=error --vdev net_null0 --vdev net_null1 -- --in 0 "$@" \
 		>"$T/bad.out" 2>"$T/bad.err"; then
 		fail "hgw-dedup $* was accepted"
 	fi
@@ -121,6 +125,60 @@ dd_refuse() {
 }
 
 case $SCENARIO in
+downstream-dpdk)
+	# hgw-dedup's session on its own TCP (--venue-stack dpdk, lib/tcp) on
+	# its --out port, a veth through net_af_packet, the simulator in a
+	# network namespace behind it: Linux's TCP is the peer. Orders and
+	# answers byte for byte, the reference and the events, as in
+	# downstream-login; the TCP's counters in hgw-dedup's summary.
+	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (network namespaces, veth)"; exit 77; }
+	command -v ethtool >/dev/null || { echo "SKIP: no ethtool"; exit 77; }
+	v="--venue 10.77.0.2:9 --venue-user U --state-file $T/x --out 1"
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue-address: '10.77.0.1'" $v \
+		--venue-stack dpdk --venue-address 10.77.0.1
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue-stack: 'lwip'" $v --venue-stack lwip
+	# shellcheck disable=SC2086
+	dd_refuse "go with --venue-stack dpdk" $v --venue-address 10.77.0.1/24
+	echo "  bad --venue-stack and --venue-address refused in one line each"
+	NS="hgwd$$" VA="hgwc$$" VB="hgwe$$"
+	netns_add "$NS" "$VA" "$VB"
+	ip netns exec "$NS" ip addr add 10.77.0.2/24 dev "$VB"
+	ip netns exec "$NS" ip link set "$VB" up
+	# the kernel fills in its checksums (offloaded to a veth, they would
+	# reach the raw socket under net_af_packet unfilled)
+	ip netns exec "$NS" ethtool -K "$VB" tx off >/dev/null
+	SIM_NS=$NS SIM_LISTEN=10.77.0.2:0
+	sim_start --fill-pct 30
+	DD_HOST=10.77.0.2 DD_EAL=(--vdev "net_af_packet0,iface=$VA")
+	dd_start --out 1 --venue-stack dpdk --venue-address 10.77.0.1/24
+	grep -q "TCP: hgw-dedup's own on --out" "$T/dd.out" ||
+		fail "hgw-dedup not on its own TCP: $(grep '^hgw-dedup: venue' "$T/dd.out")"
+	hwd --set replay.pps=5000
+	dd_stop
+	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err") $(grep '^venue' "$T/dd.out")"
+	sent=$(dv "orders sent")
+	[ "$sent" -gt 100 ] || fail "too few orders sent: $sent"
+	expect_eq "logins" "$(dv logins)" 1
+	expect_eq "unsent" "$(dv unsent)" 0
+	check_orders
+	expect_eq "orders the simulator got" "$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")" "$sent"
+	# from our address on the veth, not the kernel's loopback
+	grep -q '"peer": "10.77.0.1:' "$T/sim.jsonl" ||
+		fail "the simulator's peer: $(grep -o '"peer": "[^"]*"' "$T/sim.jsonl" | head -1)"
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
+		fail "venue journal: $(cat "$T/check2")"
+	segs=$(grep '^venue: tcp (dpdk)' "$T/dd.out" | grep -o 'segments sent [0-9]*' | awk '{ print $3 }')
+	[ "${segs:-0}" -gt 0 ] || fail "no segment counted: $(grep '^venue: tcp' "$T/dd.out")"
+	expect_eq "relay gaps" "$(rv gaps)" 0
+	replicas_ok
+	check_ref --late "$(rv "after the stop")"
+	check_events --unrelayed "$(dv "after it left")"
+	echo "  sent $sent over hgw-dedup's TCP: $(cat "$T/check2")"
+	echo "  hgw-dedup: $(grep '^venue: tcp (dpdk) opens' "$T/dd.out" | cut -c8- | cut -c1-160)"
+	;;
 downstream-login)
 	# bad options: one line naming the option
 	v="--venue 127.0.0.1:9 --venue-user U"

@@ -41,6 +41,7 @@
 
 #include <stdint.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct rte_mempool;
 struct hgw_soup_io;
@@ -99,6 +100,18 @@ struct hgw_tcp_stats {
 
 struct hgw_tcp;
 
+/* The TX offloads a port is asked for (the segments' IPv4 and TCP
+ * checksums): the RTE_ETH_TX_OFFLOAD_ flags. */
+uint64_t hgw_tcp_port_offloads(void);
+
+/* The configuration of a session's connection on port, RX and TX queue
+ * 0: our address ip on subnet mask, next hop gateway (0: none), the
+ * port's MAC, a 64 KB send ring and a 256 KB receive ring, keepalives
+ * after 10 s, and the port's checksum offloads where it has both. 0, or
+ * -1 when the port has no MAC address. */
+int hgw_tcp_cfg_port(struct hgw_tcp_cfg *cfg, uint16_t port, uint32_t ip,
+		     uint32_t mask, uint32_t gateway);
+
 /* Allocate on the port's socket (rings and a TX mbuf pool); NULL with
  * rte_errno set. No frame is sent before hgw_tcp_open(). */
 struct hgw_tcp *hgw_tcp_create(const struct hgw_tcp_cfg *cfg);
@@ -141,6 +154,12 @@ enum hgw_tcp_state hgw_tcp_state(const struct hgw_tcp *t);
 enum hgw_tcp_why hgw_tcp_failure(const struct hgw_tcp *t);
 const char *hgw_tcp_why_name(enum hgw_tcp_why why);
 const struct hgw_tcp_stats *hgw_tcp_stats(const struct hgw_tcp *t);
+
+/* Its counters for a summary (docs/venue.md "The session on hedgewire's
+ * own TCP (`stack = dpdk`)"), each line
+ * starting "WHO: tcp (dpdk)"; offload: the port computes the checksums. */
+void hgw_tcp_report(const struct hgw_tcp *t, int offload, const char *who,
+		    FILE *out);
 
 /* The SoupBinTCP session's transport over it (ctx: the struct hgw_tcp;
  * one connection, handle 0). */
