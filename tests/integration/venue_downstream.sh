@@ -124,6 +124,38 @@ dd_refuse() {
 	expect_eq "hgw-dedup $*: error lines" "$(grep -c '^hgw-dedup: ' "$T/bad.err")" 1
 }
 
+# dd_trade: hedgewire trades through the hgw-dedup dd_start started, at
+# 5,000 pps, and both stop with status 0: every order at the venue once,
+# the reference's given the events log; every message the simulator sent
+# in hedgewire's venue journal in order, once, and taken by both replicas
+# alike; one login, nothing unsent, no relay gap
+dd_trade() {
+	local sent taken
+	hwd --set replay.pps=5000
+	dd_stop
+	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
+	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err") $(grep '^venue' "$T/dd.out")"
+	sent=$(dv "orders sent")
+	[ "$sent" -gt 100 ] || fail "too few orders sent: $sent"
+	[ "$(dv logins)" = 1 ] ||
+		fail "logins $(dv logins), not 1: $(grep '^venue' "$T/dd.out"); simulator: $(grep '"event"' "$T/sim.jsonl" | grep -v '"listen"' | head -5)"
+	expect_eq "unsent" "$(dv unsent)" 0
+	check_orders
+	expect_eq "orders the simulator got" "$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")" "$sent"
+	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
+		fail "venue journal: $(cat "$T/check2")"
+	taken=$(sed -n 's/^venue: \([0-9]*\) answers taken by the replicas.*/\1/p' "$T/out")
+	[ "${taken:-0}" -gt 100 ] || fail "venue answers taken by the replicas: ${taken:-none}"
+	expect_eq "relay gaps" "$(rv gaps)" 0
+	expect_eq "relay bad" "$(rv ", bad")" 0
+	replicas_ok
+	echo "  sent $sent; $(cat "$T/check2"); replicas took $taken answers"
+	echo "  hedgewire: $(grep '^venue: relay from' "$T/out" | cut -c8-)"
+	echo "  hgw-dedup: $(grep '^venue: relayed' "$T/dd.out" | cut -c8-)"
+	check_ref --late "$(rv "after the stop")"
+	check_events --unrelayed "$(dv "after it left")"
+}
+
 case $SCENARIO in
 downstream-dpdk)
 	# hgw-dedup's session on its own TCP (--venue-stack dpdk, lib/tcp) on
@@ -155,28 +187,12 @@ downstream-dpdk)
 	dd_start --out 1 --venue-stack dpdk --venue-address 10.77.0.1/24
 	grep -q "TCP: hgw-dedup's own on --out" "$T/dd.out" ||
 		fail "hgw-dedup not on its own TCP: $(grep '^hgw-dedup: venue' "$T/dd.out")"
-	hwd --set replay.pps=5000
-	dd_stop
-	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
-	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err") $(grep '^venue' "$T/dd.out")"
-	sent=$(dv "orders sent")
-	[ "$sent" -gt 100 ] || fail "too few orders sent: $sent"
-	expect_eq "logins" "$(dv logins)" 1
-	expect_eq "unsent" "$(dv unsent)" 0
-	check_orders
-	expect_eq "orders the simulator got" "$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")" "$sent"
+	dd_trade
 	# from our address on the veth, not the kernel's loopback
 	grep -q '"peer": "10.77.0.1:' "$T/sim.jsonl" ||
 		fail "the simulator's peer: $(grep -o '"peer": "[^"]*"' "$T/sim.jsonl" | head -1)"
-	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
-		fail "venue journal: $(cat "$T/check2")"
 	segs=$(grep '^venue: tcp (dpdk)' "$T/dd.out" | grep -o 'segments sent [0-9]*' | awk '{ print $3 }')
 	[ "${segs:-0}" -gt 0 ] || fail "no segment counted: $(grep '^venue: tcp' "$T/dd.out")"
-	expect_eq "relay gaps" "$(rv gaps)" 0
-	replicas_ok
-	check_ref --late "$(rv "after the stop")"
-	check_events --unrelayed "$(dv "after it left")"
-	echo "  sent $sent over hgw-dedup's TCP: $(cat "$T/check2")"
 	echo "  hgw-dedup: $(grep '^venue: tcp (dpdk) opens' "$T/dd.out" | cut -c8- | cut -c1-160)"
 	;;
 downstream-login)
@@ -193,33 +209,7 @@ downstream-login)
 	echo "  bad hgw-dedup options refused in one line each"
 	sim_start --fill-pct 30
 	dd_start
-	hwd --set replay.pps=5000
-	dd_stop
-	[ "$RC" = 0 ] || fail "hedgewire exit $RC: $(cat "$T/err")"
-	[ "$DDRC" = 0 ] || fail "hgw-dedup exit $DDRC: $(cat "$T/dd.err") $(grep '^venue' "$T/dd.out")"
-	sent=$(dv "orders sent")
-	[ "$sent" -gt 100 ] || fail "too few orders sent: $sent"
-	[ "$(dv logins)" = 1 ] ||
-		fail "logins $(dv logins), not 1: $(grep '^venue' "$T/dd.out"); simulator: $(grep '"event"' "$T/sim.jsonl" | grep -v '"listen"' | head -5)"
-	expect_eq "unsent" "$(dv unsent)" 0
-	check_orders
-	expect_eq "orders the simulator got" "$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")" "$sent"
-	# every message the simulator sent is in hedgewire's venue journal,
-	# in order, once
-	$CHECK answers "$T/sim.jsonl" "$T/venue.jl" >"$T/check2" 2>&1 ||
-		fail "venue journal: $(cat "$T/check2")"
-	taken=$(sed -n 's/^venue: \([0-9]*\) answers taken by the replicas.*/\1/p' "$T/out")
-	[ "${taken:-0}" -gt 100 ] || fail "venue answers taken by the replicas: ${taken:-none}"
-	expect_eq "relay gaps" "$(rv gaps)" 0
-	expect_eq "relay bad" "$(rv ", bad")" 0
-	replicas_ok
-	echo "  sent $sent; $(cat "$T/check2"); replicas took $taken answers"
-	echo "  hedgewire: $(grep '^venue: relay from' "$T/out" | cut -c8-)"
-	echo "  hgw-dedup: $(grep '^venue: relayed' "$T/dd.out" | cut -c8-)"
-	# what the venue got is the reference's given the events log; the
-	# events log is what the venue sent
-	check_ref --late "$(rv "after the stop")"
-	check_events --unrelayed "$(dv "after it left")"
+	dd_trade
 	# one signal to both while the feed runs: hgw-dedup keeps serving
 	# hedgewire until its 'B' (dd_stop checks the 'B' and 'b'), then
 	# both stop with status 0 (a new venue day: the UserRefNums are the

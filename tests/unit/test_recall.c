@@ -578,22 +578,34 @@ struct ends_arg {
 	int fail;
 };
 
+/* On a thread beside a wait for the recall: once the wait has released
+ * the lock, worker 1 hands its orders up to (its session 2, seq); then
+ * the TX lcore waits to be told to end the recall. 0 when told; 1 (and
+ * arg->fail) when the wait returned first. */
+static int
+told_after_handed(struct ends_arg *arg, uint64_t seq)
+{
+	/* free only while ctl_recall_wait sleeps: it is waiting */
+	pthread_mutex_lock(&ct->lock);
+	pthread_mutex_unlock(&ct->lock);
+	handed(1, 2, seq);
+	while (told() != arg->want) {
+		if (atomic_load(&wait_over)) {
+			arg->fail = 1;	/* never told */
+			return 1;
+		}
+		rte_pause();
+	}
+	return 0;
+}
+
 static void *
 fastest_then_tx(void *p)
 {
 	struct ends_arg *arg = p;
 
-	/* free only while ctl_recall_wait sleeps: it is waiting */
-	pthread_mutex_lock(&ct->lock);
-	pthread_mutex_unlock(&ct->lock);
-	handed(1, 2, 30);
-	while (told() != arg->want) {
-		if (atomic_load(&wait_over)) {
-			arg->fail = 1;	/* never told */
-			return NULL;
-		}
-		rte_pause();
-	}
+	if (told_after_handed(arg, 30) != 0)
+		return NULL;
 	arg->fail = tx_recalled(skey(2), 29) != 0 ||
 		    tx_recalled(skey(2), 30) != 0;
 	tx_end(arg->want);
@@ -749,17 +761,8 @@ tx_loses_one(void *p)
 {
 	struct ends_arg *arg = p;
 
-	/* free only while ctl_recall_wait sleeps: it is waiting */
-	pthread_mutex_lock(&ct->lock);
-	pthread_mutex_unlock(&ct->lock);
-	handed(1, 2, 61);
-	while (told() != arg->want) {
-		if (atomic_load(&wait_over)) {
-			arg->fail = 1;	/* never told */
-			return NULL;
-		}
-		rte_pause();
-	}
+	if (told_after_handed(arg, 61) != 0)
+		return NULL;
 	atomic_fetch_add_explicit(&txl->unsent_lost, 1, memory_order_relaxed);
 	tx_end(arg->want);
 	return NULL;
