@@ -388,16 +388,6 @@ wait_gone(uint16_t port)
 	rte_delay_us_sleep(LEAVE_SETTLE_MS * 1000);
 }
 
-static int
-port_is_memif(uint16_t port)
-{
-	struct rte_eth_dev_info info;
-
-	return rte_eth_dev_info_get(port, &info) == 0 &&
-	       info.driver_name != NULL &&
-	       strcmp(info.driver_name, "net_memif") == 0;
-}
-
 static void
 port_start(uint16_t port, uint16_t nrx, uint16_t ntx, struct rte_mempool *mp,
 	   uint64_t tx_offloads)
@@ -474,6 +464,9 @@ main(int argc, char **argv)
 		    rte_strerror(rte_errno));
 	/* --venue: the answers go back to hedgewire on the input port */
 	port_start(o.in, st.nq, o.venue.venue != NULL ? 1 : 0, mp, 0);
+	/* asked once, now: at the end the memif's teardown may be under
+	 * way on the EAL's interrupt thread */
+	const int in_memif = hgw_port_is_memif(o.in);
 	if (o.venue.venue == NULL)
 		port_start(o.out, 0, 1, mp, 0);
 	else if (o.venue.dpdk)
@@ -503,7 +496,7 @@ main(int argc, char **argv)
 
 	/* with a session on a memif, hedgewire's leaving ('B') ends the
 	 * run, and a stop before it waits for it (session.h) */
-	const int leave = st.sess != NULL && hgw_port_is_memif(o.in);
+	const int leave = st.sess != NULL && in_memif;
 
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		if (st.sess != NULL)
@@ -542,7 +535,7 @@ main(int argc, char **argv)
 	 * interrupt thread once the peer has gone, and a close while that
 	 * runs crashed the thread (a segfault in librte_eal at exit, now
 	 * and then under load); the process exit frees it */
-	if (!port_is_memif(o.in)) {
+	if (!in_memif) {
 		rte_eth_dev_stop(o.in);
 		rte_eth_dev_close(o.in);
 	}
