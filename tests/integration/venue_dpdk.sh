@@ -216,8 +216,12 @@ dpdk-login)
 	# (4 busy lcores on 2 CPUs here); counted, not failed on.
 	peer_rexmit="ip.src == $SIM_IP && (tcp.analysis.retransmission || tcp.analysis.fast_retransmission || tcp.analysis.spurious_retransmission)"
 	our_dupack="ip.src == $OUR_IP && tcp.analysis.duplicate_ack"
+	# Also expected: the kernel writes a checksum that sums to 0 as
+	# 0xffff (its skb_checksum_help), which RFC 1624 makes equal and
+	# tshark calls bad; one segment in 65,536 of the venue's
+	peer_ffff="ip.src == $SIM_IP && tcp.checksum == 0xffff"
 	tshark -r "$T/session.pcapng" -o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
-		-Y "(tcp.analysis.flags && !tcp.analysis.window_update && !($peer_rexmit) && !($our_dupack)) || tcp.checksum.status == 0 || ip.checksum.status == 0" \
+		-Y "(tcp.analysis.flags && !tcp.analysis.window_update && !($peer_rexmit) && !($our_dupack)) || (tcp.checksum.status == 0 && !($peer_ffff)) || ip.checksum.status == 0" \
 		>"$T/warn" 2>"$T/warn.err"
 	[ ! -s "$T/warn" ] || fail "tshark: TCP analysis warnings: $(head -5 "$T/warn")"
 	expected=$(tshark -r "$T/session.pcapng" -Y "($peer_rexmit) || ($our_dupack)" 2>/dev/null | grep -c . || true)
