@@ -424,15 +424,22 @@ for c in d["cpus"]:
 PY
 	check_injected "$T/s.json" "$C" || fail "hgw-stalls against the injected stalls"
 	# and hedgewire --check's stall run on a worker's cpu (lcore 1 on
-	# cpu C), the same injected stalls: its report shows them
-	inject_stalls "$C"
-	# shellcheck disable=SC2086
-	fifo_run "$T/inj-check.out" "$HEDGEWIRE" "--lcores=0@0,1@$C" --no-pci $EAL_MEM \
-		--file-prefix "$PREFIX" --log-level=error --vdev net_null0 -- \
-		-c "$SRCDIR/conf/demo.ini" --check --check-stall-ms 2000 || true
-	stop_injecting
-	check_injected "$T/inj-check.out" "$C" ||
-		fail "--check against the injected stalls: $(grep -A2 '^stall report' "$T/inj-check.out")"
+	# cpu C), the same injected stalls: its report shows them. Its 1 us
+	# threshold counts every interrupt too, and a test beside it on a
+	# loaded host can crowd the injected period out of the three the
+	# report names: such a run is measured again, at most 3 times.
+	for try in 1 2 3; do
+		inject_stalls "$C"
+		# shellcheck disable=SC2086
+		fifo_run "$T/inj-check.out" "$HEDGEWIRE" "--lcores=0@0,1@$C" --no-pci $EAL_MEM \
+			--file-prefix "$PREFIX" --log-level=error --vdev net_null0 -- \
+			-c "$SRCDIR/conf/demo.ini" --check --check-stall-ms 2000 || true
+		stop_injecting
+		check_injected "$T/inj-check.out" "$C" 2>"$T/inj-check.err" && break
+		[ "$try" -lt 3 ] ||
+			fail "--check against the injected stalls, 3 runs: $(grep -A2 '^stall report' "$T/inj-check.out") $(tail -1 "$T/inj-check.err")"
+		echo "  --check: the injected stalls not shown in run $try ($(tail -1 "$T/inj-check.err")): measured again"
+	done
 	# bad options: one line naming it, exit 2
 	for bad in "--cpus 4096" "--cpus 0,0" "--cpus 1-0" "--cpus x" \
 		   "--seconds 0" "--threshold-ns 10"; do
