@@ -799,11 +799,13 @@ inject_stall(struct hgw_worker *w)
 	uint64_t end = rte_rdtsc() + j->stall_us * (rte_get_tsc_hz() / 1000000);
 
 	/* a stop ends it: a freeze of seconds does not hold up the run's
-	 * end (relaxed: a flag polled, as the loop does) */
+	 * end, and none starts after it (relaxed: a flag polled, as the
+	 * loop does) */
+	if (!atomic_load_explicit(&hgw_stop, memory_order_relaxed))
+		j->stalls++;
 	while (rte_rdtsc() < end &&
 	       !atomic_load_explicit(&hgw_stop, memory_order_relaxed))
 		rte_pause();
-	j->stalls++;
 	j->countdown = 1 + (uint32_t)((hgw_xorshift64s(&j->rng) >> 32) %
 				      (2ull * j->stall_every));
 }
