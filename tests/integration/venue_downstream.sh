@@ -173,7 +173,13 @@ downstream-dpdk)
 	dd_refuse "bad value for --venue-stack: 'lwip'" $v --venue-stack lwip
 	# shellcheck disable=SC2086
 	dd_refuse "go with --venue-stack dpdk" $v --venue-address 10.77.0.1/24
-	echo "  bad --venue-stack and --venue-address refused in one line each"
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue-gateway: 'x'" $v --venue-stack dpdk \
+		--venue-address 10.77.0.1/24 --venue-gateway x
+	# shellcheck disable=SC2086
+	dd_refuse "bad value for --venue-gateway: not on --venue-address's subnet" \
+		$v --venue-stack dpdk --venue-address 10.77.0.1/24 --venue-gateway 10.9.0.1
+	echo "  bad --venue-stack, --venue-address and --venue-gateway refused in one line each"
 	NS="hgwd$$" VA="hgwc$$" VB="hgwe$$"
 	netns_add "$NS" "$VA" "$VB"
 	ip netns exec "$NS" ip addr add 10.77.0.2/24 dev "$VB"
