@@ -23,6 +23,8 @@
 #include "hgw_cksum.h"
 #include "hgw_soupbin.h"
 #include "hgw_tcp.h"
+#include "hgw_tcp_dlg.h"
+#include "tcp_int.h"
 
 /* sequence-space comparisons (RFC 9293 3.4) */
 #define SEQ_LT(a, b)  ((int32_t)((uint32_t)(a) - (uint32_t)(b)) < 0)
@@ -105,6 +107,16 @@ struct hgw_tcp {
 	 * at most REPLY_BURST at once, REPLY_RATE a second */
 	uint32_t reply_tokens;
 	uint64_t reply_at;
+
+	/* delegated sends (hgw_tcp_dlg.h; NULL: none) */
+	struct hgw_tcp_dlg *dlg;
+	uint32_t dlg_base;              /* the connection's first data byte */
+	uint32_t dlg_seal;              /* sealed: the stream's end */
+	bool dlg_sealed;
+	bool dlg_open;                  /* lim published open */
+	uint16_t dlg_conn;              /* the connection's tag in done, lim */
+	uint16_t dlg_ver;               /* the template's publication */
+	uint32_t hdr_ver, dlg_hdr_ver;  /* template built / published */
 };
 
 static uint64_t
@@ -246,21 +258,7 @@ static void
 checksums(struct hgw_tcp *t, struct rte_mbuf *m, struct rte_ipv4_hdr *ip,
 	  struct rte_tcp_hdr *th)
 {
-	ip->hdr_checksum = 0;
-	th->cksum = 0;
-	if (t->cfg.cksum_offload) {
-		m->l2_len = sizeof(struct rte_ether_hdr);
-		m->l3_len = sizeof(struct rte_ipv4_hdr);
-		m->ol_flags |= RTE_MBUF_F_TX_IPV4 | RTE_MBUF_F_TX_IP_CKSUM |
-			       RTE_MBUF_F_TX_TCP_CKSUM;
-		th->cksum = rte_ipv4_phdr_cksum(ip, m->ol_flags);
-	} else {
-		ip->hdr_checksum = rte_cpu_to_be_16(
-			hgw_cksum_ipv4(ip, sizeof(*ip)));
-		th->cksum = rte_cpu_to_be_16((uint16_t)~hgw_cksum_l4(ip, th,
-			rte_be_to_cpu_16(ip->total_length) - sizeof(*ip),
-			IPPROTO_TCP));
-	}
+	hgw_tcp_cksums(m, ip, th, t->cfg.cksum_offload);
 }
 
 static int
@@ -295,6 +293,7 @@ template_build(struct hgw_tcp *t)
 	ip->dst_addr = rte_cpu_to_be_32(t->peer_ip);
 	th->src_port = rte_cpu_to_be_16(t->our_port);
 	th->dst_port = rte_cpu_to_be_16(t->peer_port);
+	t->hdr_ver++;
 }
 
 static uint16_t
@@ -496,6 +495,10 @@ output(struct hgw_tcp *t)
 {
 	if (t->state != HGW_TCP_ESTABLISHED)
 		return;
+	/* with senders, the FIN once every byte before the seal is in */
+	bool fin = t->fin_queued && (!t->dlg_sealed ||
+				     t->snd_end == t->dlg_seal);
+
 	for (;;) {
 		uint32_t wnd = t->snd_wnd < t->cwnd ? t->snd_wnd : t->cwnd;
 		uint32_t flight = t->snd_nxt - t->snd_una;
@@ -505,7 +508,7 @@ output(struct hgw_tcp *t)
 
 		if (SEQ_GT(t->snd_nxt, t->snd_end))
 			return;                 /* the FIN is out */
-		if (left == 0 && !t->fin_queued)
+		if (left == 0 && !fin)
 			return;
 		if (flight >= wnd) {
 			if (t->snd_wnd == 0 && flight == 0 &&
@@ -518,7 +521,7 @@ output(struct hgw_tcp *t)
 			len = t->mss;
 		if (len > left)
 			len = left;
-		if (len == left && t->fin_queued)
+		if (len == left && fin)
 			fl |= RTE_TCP_FIN_FLAG;
 		if (len != 0)
 			fl |= RTE_TCP_PSH_FLAG;
@@ -539,6 +542,262 @@ output(struct hgw_tcp *t)
 	}
 }
 
+/* ---- delegated sends (hgw_tcp_dlg.h): the owner's side ------------------- */
+
+#define DLG_SPIN 4096           /* looks at a sender's commit (~ 10 us) */
+#define DLG_BYTES ((1ull << 48) - 1)
+#define DLG_SEQ 0xffffffffull
+
+/* The limit word: open, the template's publication, the connection. */
+static uint64_t
+dlg_lim(const struct hgw_tcp *t, bool open, uint32_t limit)
+{
+	return (open ? HGW_TCP_DLG_OPEN : 0) |
+	       (uint64_t)(t->dlg_ver & 0x7fff) << 48 |
+	       (uint64_t)t->dlg_conn << 32 | limit;
+}
+
+/* How far anybody may send: the peer's window and the congestion window
+ * from the first byte not acknowledged, never past the ring. */
+static uint32_t
+dlg_limit(const struct hgw_tcp *t)
+{
+	uint32_t w = t->snd_wnd < t->cwnd ? t->snd_wnd : t->cwnd;
+
+	if (w > t->cfg.snd_buf)
+		w = t->cfg.snd_buf;
+	return t->snd_una + w;
+}
+
+/* Take what the senders have put in the stream as sent: snd_end (and
+ * snd_nxt, snd_max) up to the claim, once every byte below it is in the
+ * ring; looks spin times at a sender between its claim and its commit. */
+static void
+dlg_sync(struct hgw_tcp *t, unsigned int spin)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+	uint32_t nxt;
+
+	if (d == NULL || t->state != HGW_TCP_ESTABLISHED)
+		return;
+	for (;;) {
+		/* acquire: pairs with each sender's release as it counts
+		 * its bytes: they are in the ring (and its claim, which came
+		 * before, is seen by the load below) */
+		uint64_t done = atomic_load_explicit(&d->done,
+						     memory_order_acquire);
+		/* relaxed: read after done. A byte is counted only after
+		 * its claim, so done equal to what the claim reserved means
+		 * every byte up to nxt is written */
+		uint64_t c = atomic_load_explicit(&d->claim,
+						  memory_order_relaxed);
+
+		nxt = t->dlg_sealed ? t->dlg_seal : (uint32_t)c;
+		if ((uint16_t)(done >> 48) == t->dlg_conn &&
+		    (done & DLG_BYTES) == (uint32_t)(nxt - t->dlg_base))
+			break;
+		if (spin-- == 0) {
+			t->st.dlg_waits++;
+			return;
+		}
+		rte_pause();
+	}
+	if (!SEQ_GT(nxt, t->snd_end))
+		return;
+	t->st.dlg_bytes += nxt - t->snd_end;
+	/* what the senders sent is sent; in a go-back-N output() sends it
+	 * again from the ring with the rest */
+	if (t->snd_nxt == t->snd_end)
+		t->snd_nxt = nxt;
+	t->snd_end = nxt;
+	if (SEQ_GT(nxt, t->snd_max))
+		t->snd_max = nxt;
+	if (t->rtt_ts == 0) {
+		t->rtt_ts = t->now;
+		t->rtt_seq = nxt;
+	}
+	if (t->rto_at == 0)
+		rto_arm(t);
+	t->persist_at = 0;
+}
+
+/* Publish what the senders need: the limit, the ACK and window, and the
+ * header template when it is new (a seqlock: closed, written, opened
+ * with the next publication number). Closed unless established. */
+static void
+dlg_publish(struct hgw_tcp *t)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+	uint64_t h[7];
+	bool open;
+
+	if (d == NULL)
+		return;
+	open = t->state == HGW_TCP_ESTABLISHED && !t->fin_queued &&
+	       !t->dlg_sealed;
+	if (!open) {
+		if (t->dlg_open)
+			/* release: pairs with a sender's acquire; orders
+			 * nothing of ours, but keeps the word's writes one
+			 * kind */
+			atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
+					      memory_order_release);
+		t->dlg_open = false;
+		return;
+	}
+	if (!t->dlg_open || t->dlg_hdr_ver != t->hdr_ver) {
+		if (t->dlg_open) {
+			/* relaxed, then the fence: a sender that reads any
+			 * of the words below reads the limit closed (or the
+			 * next publication) after its own fence */
+			atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
+					      memory_order_relaxed);
+			atomic_thread_fence(memory_order_release);
+		}
+		memset(h, 0, sizeof(h));
+		memcpy(h, t->hdr, HDRS);
+		for (unsigned int i = 0; i < RTE_DIM(h); i++)
+			/* relaxed: published by the release of lim below */
+			atomic_store_explicit(&d->hdr[i], h[i],
+					      memory_order_relaxed);
+		t->dlg_ver++;
+		t->dlg_hdr_ver = t->hdr_ver;
+		t->dlg_open = true;
+	}
+	/* relaxed: published by the release of lim below */
+	atomic_store_explicit(&d->ackwin, (uint64_t)rcv_window(t) << 32 |
+			      t->rcv_nxt, memory_order_relaxed);
+	/* release: the template and the ACK word above happen-before what
+	 * a sender builds after its acquire of this */
+	atomic_store_explicit(&d->lim, dlg_lim(t, true, dlg_limit(t)),
+			      memory_order_release);
+}
+
+/* A new connection: the limit closed, done counted from zero under the
+ * next tag, and the claim's next byte the connection's first (its
+ * reference kept). */
+static void
+dlg_reset(struct hgw_tcp *t)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+	uint64_t c;
+
+	if (d == NULL)
+		return;
+	/* relaxed: both published by the claim's release below */
+	atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
+			      memory_order_relaxed);
+	t->dlg_open = false;
+	t->dlg_sealed = false;
+	t->dlg_conn++;
+	t->dlg_base = t->iss + 1;
+	atomic_store_explicit(&d->done, (uint64_t)t->dlg_conn << 48,
+			      memory_order_relaxed);
+	c = atomic_load_explicit(&d->claim, memory_order_relaxed);
+	/* release: a sender that reads the new claim (acquire) then reads
+	 * the limit closed (or newer) and done's new tag; a sender that
+	 * read the old claim fails its CAS */
+	while (!atomic_compare_exchange_weak_explicit(&d->claim, &c,
+			(c & ~DLG_SEQ) | t->dlg_base, memory_order_release,
+			memory_order_relaxed))
+		;
+}
+
+/* The end of the stream (a FIN follows): the limit closed, and the
+ * claim's next byte moved half the sequence space on, so that no
+ * sender's reservation can land below it any more (a sender's CAS
+ * compares the whole word; one that reads the moved word finds no room
+ * and the limit closed). */
+static void
+dlg_seal(struct hgw_tcp *t)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+	uint64_t c;
+
+	if (d == NULL || t->dlg_sealed)
+		return;
+	/* relaxed: published by the claim's release below */
+	atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
+			      memory_order_relaxed);
+	t->dlg_open = false;
+	c = atomic_load_explicit(&d->claim, memory_order_relaxed);
+	/* release: as in dlg_reset */
+	while (!atomic_compare_exchange_weak_explicit(&d->claim, &c,
+			(c & ~DLG_SEQ) | (uint32_t)((uint32_t)c + 0x80000000u),
+			memory_order_release, memory_order_relaxed))
+		;
+	t->dlg_seal = (uint32_t)c;
+	t->dlg_sealed = true;
+}
+
+/* The owner's own bytes (the session's login, heartbeats, cancels),
+ * through the claim like a sender's, its reference kept, in segments of
+ * at most the MSS within the limit: the bytes taken. */
+static long
+dlg_own_send(struct hgw_tcp *t, const uint8_t *p, size_t n)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+	uint32_t lim;
+	long taken = 0;
+
+	if (t->dlg_sealed)
+		return -1;
+	dlg_sync(t, DLG_SPIN);
+	lim = dlg_limit(t);
+	while (n != 0) {
+		/* relaxed: the CAS below settles it */
+		uint64_t c = atomic_load_explicit(&d->claim,
+						  memory_order_relaxed);
+		uint32_t seq, k, off, first;
+
+		do {
+			seq = (uint32_t)c;
+			k = SEQ_GT(lim, seq) ? lim - seq : 0;
+			if (k > t->mss)
+				k = t->mss;
+			if (k > n)
+				k = (uint32_t)n;
+			if (k == 0)
+				goto out;
+			/* relaxed: the CAS only reserves; the bytes are
+			 * published by done's release below */
+		} while (!atomic_compare_exchange_weak_explicit(&d->claim, &c,
+				(c & ~DLG_SEQ) | (uint32_t)(seq + k),
+				memory_order_relaxed, memory_order_relaxed));
+		off = seq & t->snd_mask;
+		first = t->cfg.snd_buf - off;
+		if (first > k)
+			first = k;
+		memcpy(t->snd + off, p, first);
+		memcpy(t->snd, p + first, k - first);
+		/* release: the ring's bytes before their count (dlg_sync) */
+		atomic_fetch_add_explicit(&d->done, k, memory_order_release);
+		/* lost on the way: the RTO or duplicate ACKs send it again */
+		send_seg(t, seq, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, k);
+		p += k;
+		n -= k;
+		taken += k;
+	}
+out:
+	dlg_sync(t, DLG_SPIN);
+	return taken;
+}
+
+void
+hgw_tcp_dlg_attach(struct hgw_tcp *t, struct hgw_tcp_dlg *d, uint32_t ref0)
+{
+	t->dlg = d;
+	d->ring = t->snd;
+	d->mask = t->snd_mask;
+	d->cksum_offload = t->cfg.cksum_offload;
+	atomic_store_explicit(&d->lim, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->done, 0, memory_order_relaxed);
+	atomic_store_explicit(&d->ackwin, 0, memory_order_relaxed);
+	/* relaxed: the senders start after this (their launch publishes) */
+	atomic_store_explicit(&d->claim, (uint64_t)ref0 << 32,
+			      memory_order_relaxed);
+}
+
 long
 hgw_tcp_send(struct hgw_tcp *t, const void *p, size_t n)
 {
@@ -547,6 +806,8 @@ hgw_tcp_send(struct hgw_tcp *t, const void *p, size_t n)
 	if (t->state != HGW_TCP_ESTABLISHED || t->fin_queued)
 		return -1;
 	t->now = rte_rdtsc();           /* RTT and RTO from the send itself */
+	if (t->dlg != NULL)
+		return dlg_own_send(t, p, n);
 	room = t->cfg.snd_buf - (t->snd_end - t->snd_una);
 	if (n > room)
 		n = room;
@@ -568,7 +829,10 @@ hgw_tcp_shutdown(struct hgw_tcp *t)
 {
 	if (t->state != HGW_TCP_ESTABLISHED || t->fin_queued)
 		return;
+	dlg_seal(t);
+	dlg_sync(t, DLG_SPIN);
 	t->fin_queued = true;
+	dlg_publish(t);
 	output(t);
 }
 
@@ -596,6 +860,7 @@ hgw_tcp_open(struct hgw_tcp *t, uint32_t ip, uint16_t port,
 	t->our_port = (uint16_t)(32768 + rte_rand_max(28232));
 	t->iss = (uint32_t)rte_rand();
 	t->snd_una = t->snd_nxt = t->snd_max = t->snd_end = t->iss + 1;
+	dlg_reset(t);
 	t->snd_wnd = 0;
 	t->snd_wl1 = t->snd_wl2 = 0;
 	t->ws_ok = false;
@@ -645,6 +910,12 @@ hgw_tcp_unacked(const struct hgw_tcp *t)
 {
 	if (t->state != HGW_TCP_ESTABLISHED)
 		return 0;
+	if (t->dlg != NULL)
+		/* relaxed: a snapshot of what the senders claimed */
+		return (t->dlg_sealed ? t->dlg_seal :
+			(uint32_t)atomic_load_explicit(&t->dlg->claim,
+						       memory_order_relaxed)) -
+		       t->snd_una;
 	return t->snd_end - t->snd_una;
 }
 
@@ -1096,6 +1367,8 @@ tcp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 		return;
 	/* RFC 5961 5.2: an ACK of what was never sent, or further back than
 	 * anything in flight could be, is answered and the segment dropped */
+	if (SEQ_GT(ack, t->snd_max))
+		dlg_sync(t, DLG_SPIN);  /* a sender's bytes, not yet taken */
 	bool ack_ok = SEQ_LEQ(ack, t->snd_max) &&
 		      SEQ_GEQ(ack, t->snd_una - t->cfg.snd_buf);
 
@@ -1374,10 +1647,14 @@ hgw_tcp_poll(struct hgw_tcp *t, uint64_t now_tsc)
 	uint16_t n, i;
 
 	t->now = now_tsc;
-	n = rte_eth_rx_burst(t->cfg.port, t->cfg.rxq, m, RTE_DIM(m));
-	for (i = 0; i < n; i++) {
-		frame_in(t, m[i]);
-		rte_pktmbuf_free(m[i]);
+	dlg_sync(t, 64);
+	for (uint16_t q = 0; q < RTE_MAX(t->cfg.nrxq, (uint16_t)1); q++) {
+		n = rte_eth_rx_burst(t->cfg.port, (uint16_t)(t->cfg.rxq + q),
+				     m, RTE_DIM(m));
+		for (i = 0; i < n; i++) {
+			frame_in(t, m[i]);
+			rte_pktmbuf_free(m[i]);
+		}
 	}
 	timers(t);
 	if (t->state == HGW_TCP_ESTABLISHED || t->state == HGW_TCP_DONE) {
@@ -1386,6 +1663,7 @@ hgw_tcp_poll(struct hgw_tcp *t, uint64_t now_tsc)
 		if (t->ack_due)
 			send_seg(t, t->snd_max, RTE_TCP_ACK_FLAG, 0);
 	}
+	dlg_publish(t);
 }
 
 /* ---- SoupBinTCP's transport ---------------------------------------------- */

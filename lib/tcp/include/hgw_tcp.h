@@ -48,6 +48,8 @@ struct hgw_soup_io;
 
 struct hgw_tcp_cfg {
 	uint16_t port, rxq, txq;        /* the DPDK port and its queues */
+	uint16_t nrxq;                  /* RX queues rxq.. polled (0: 1): all
+					 * a port spreads received frames on */
 	uint32_t ip;                    /* ours, host byte order */
 	uint32_t mask;                  /* our subnet's mask (host order) */
 	uint32_t gateway;               /* next hop off the subnet (0: none) */
@@ -94,6 +96,9 @@ struct hgw_tcp_stats {
 	uint64_t arp_requests, arp_replies, icmp_echo;
 	uint64_t replies_limited;       /* replies to outside frames held
 					 * back (a flood) */
+	uint64_t dlg_bytes;             /* delegated senders' (hgw_tcp_dlg.h) */
+	uint64_t dlg_waits;             /* polls that found a sender between
+					 * its claim and its commit */
 	uint64_t opens, fails[HGW_TCP_WHY_N];
 	uint64_t srtt_us;               /* at the last sample */
 };
