@@ -16,6 +16,18 @@
 #                on a veth through net_af_packet, the simulator in a
 #                network namespace (root only); venue-dpdk-send: the
 #                dequeue -> the segment's tx_burst returned
+#   dlg-udp, dlg-tcp (and /1: one worker)
+#                the order path alone, without hedgewire (tcp-dlg, built
+#                from tests/integration/tcp_dlg.c): 2 (or 1) worker lcores
+#                race for each order, due at a paced time; dlg-udp: the
+#                winner of hgw_dedup_claim sends the UDP order frame, as
+#                claim mode does; dlg-tcp: the winner of the claim that
+#                also reserves its bytes in the TCP stream sends its own
+#                segment (lib/tcp delegated sends) to Linux's TCP in the
+#                namespace, the main lcore owning the connection (polling
+#                every 20 us: it does not take a CPU from the workers);
+#                due time -> tx_burst (no parsing, no book, no table: the
+#                rows to compare are dlg-udp and dlg-tcp)
 # Rounds are interleaved (mode A, B, ... then again) so drift hits every
 # mode alike; the best and median round of each percentile are printed.
 # On a 2-vCPU machine, tx-lcore with 2 workers runs 3 busy lcores on 2
@@ -134,6 +146,30 @@ hw_venue() {
 	sed -n 's/^  rx_to_tx: //p' "$work/out"
 }
 
+# hw_dlg udp|tcp WORKERS: one tcp-dlg run on the veth; the latency line
+dlg_n=100000 dlg_pps=50000
+hw_dlg() {
+	local mode=$1 n=$2 pid="" lc="--lcores=0@0,1@1"
+	[ "$n" = 1 ] || lc="--lcores=0@0,1@1,2@0"
+	rm -f "$work/dport"
+	if [ "$mode" = tcp ]; then
+		ip netns exec "$ns" python3 tests/integration/tcp_dlg_peer.py \
+			--listen 10.79.0.2:26401 --ready "$work/dport" \
+			--refs "$work/drefs" >"$work/dpeer.out" 2>&1 &
+		pid=$!
+		for ((i = 0; i < 100; i++)); do [ -s "$work/dport" ] && break; sleep 0.05; done
+	fi
+	# shellcheck disable=SC2046
+	build/tests/integration/tcp-dlg "$lc" --no-pci $(scripts/eal-args.sh 256) \
+		--file-prefix hgw-bench-dlg --log-level=error \
+		--vdev "net_af_packet0,iface=hgwbench$$a,qpairs=$((n + 1))" -- \
+		--mode "$mode" --ip 10.79.0.1/24 --peer 10.79.0.2:26401 \
+		--workers "$n" --orders $dlg_n --rate $dlg_pps \
+		--owner-sleep-us 20 >"$work/dlg" 2>&1 || echo "tcp-dlg failed: $(tail -2 "$work/dlg")" >&2
+	[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
+	sed -n "s/^ *claim-$mode: //p" "$work/dlg"
+}
+
 # The filter's own hop, on the copies the downstream run left.
 dd() {
 	local in="" i
@@ -153,6 +189,7 @@ vdpdk=0
 if [ $venue = 1 ] && [ "$(id -u)" = 0 ] && command -v ethtool >/dev/null; then
 	vdpdk=1
 	modes+=" venue-dpdk venue-dpdk-send"
+	[ ! -x build/tests/integration/tcp-dlg ] || modes+=" dlg-udp/1 dlg-tcp/1 dlg-udp dlg-tcp"
 	trap 'netns_down; rm -rf "$work"' EXIT
 	netns_up
 fi
@@ -170,6 +207,12 @@ for ((r = 1; r <= rounds; r++)); do
 	if [ $vdpdk = 1 ]; then
 		hw_venue dpdk >"$work/r$r.venue-dpdk"
 		cp "$work/vsend" "$work/r$r.venue-dpdk-send"
+		if [ -x build/tests/integration/tcp-dlg ]; then
+			hw_dlg udp 1 >"$work/r$r.dlg-udp_1"
+			hw_dlg tcp 1 >"$work/r$r.dlg-tcp_1"
+			hw_dlg udp 2 >"$work/r$r.dlg-udp"
+			hw_dlg tcp 2 >"$work/r$r.dlg-tcp"
+		fi
 	fi
 	echo "round $r done"
 done
@@ -206,4 +249,5 @@ echo "downstream-hop: hgw-dedup's rx_burst -> tx_burst on those copies, replayed
 [ $venue = 1 ] || echo "venue: skipped (no scripts/venue_sim.py)"
 [ $vdpdk = 0 ] || echo "venue-dpdk: the same on hedgewire's TCP (net_af_packet on a veth, Linux's TCP the peer): arrival -> the segment's tx_burst; venue-dpdk-send: dequeue -> tx_burst."
 [ $vdpdk = 1 ] || echo "venue-dpdk: skipped (needs root, ethtool and the simulator)"
+[ $vdpdk = 0 ] || echo "dlg-udp, dlg-tcp: tcp-dlg, $dlg_n orders at $dlg_pps/s, due time -> tx_burst of the winner (2 workers; /1: 1)."
 [ "$ncpu" -ge 4 ] || echo "note: $ncpu CPUs: tx-lcore with 2 workers time-shares 3 busy lcores on $ncpu CPUs."

@@ -5,7 +5,7 @@
  *
  *   tcp-dlg [EAL args] -- --mode tcp|udp --ip A/PREFIX --peer IP:PORT
  *       [--gateway IP] [--workers W] [--orders N] [--rate PPS]
- *       [--burst B] [--refused FILE]
+ *       [--burst B] [--refused FILE] [--owner-sleep-us U]
  *
  * Port 0 (an EAL vdev) has W + 1 queue pairs: the main lcore sends on
  * TX queue 0 and polls every RX queue (net_af_packet spreads received
@@ -27,7 +27,9 @@
  * just before its tx_burst. The claims won that found no room (or the
  * connection closed) are written to --refused, one UserRefNum a line.
  * At the end (tcp) every byte must be acknowledged, then the FIN goes
- * and the peer's FIN is awaited.
+ * and the peer's FIN is awaited. --owner-sleep-us: the owner sleeps U us
+ * between polls (it does not take a CPU from the workers: benchmarks on
+ * fewer CPUs than lcores); udp: the main lcore sleeps 1 ms between looks.
  *
  * Prints "sent N lost N full N closed N tx_full N moved N", the
  * latency line (hgw_hist_print: count p50 p90 p99 p99.9 p99.99 p99.999
@@ -77,7 +79,7 @@ static struct {
 	uint32_t ip, mask, gateway, peer_ip;
 	uint16_t peer_port;
 	unsigned int workers;
-	uint32_t orders, burst;
+	uint32_t orders, burst, owner_sleep_us;
 	uint64_t period;                /* TSC ticks between triggers */
 	const char *refused;
 	struct hgw_tcp_dlg *dlg;
@@ -188,6 +190,7 @@ parse(int argc, char **argv)
 		{ "rate", required_argument, NULL, 'r' },
 		{ "refused", required_argument, NULL, 'f' },
 		{ "burst", required_argument, NULL, 'b' },
+		{ "owner-sleep-us", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct in_addr a;
@@ -250,6 +253,9 @@ parse(int argc, char **argv)
 		case 'b':
 			g.burst = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
+		case 's':
+			g.owner_sleep_us = (uint32_t)strtoul(optarg, NULL, 10);
+			break;
 		default:
 			die("bad option");
 		}
@@ -259,7 +265,7 @@ parse(int argc, char **argv)
 	    g.burst == 0)
 		die("usage: --mode tcp|udp --ip A/PREFIX --peer IP:PORT "
 		    "[--gateway IP] [--workers 1-8] [--orders N] [--rate PPS] "
-		    "[--burst B] [--refused FILE]");
+		    "[--burst B] [--refused FILE] [--owner-sleep-us U]");
 	g.period = rte_get_tsc_hz() / rate;
 }
 
@@ -380,9 +386,12 @@ main(int argc, char **argv)
 			      memory_order_release);
 	/* acquire: pairs with each worker's release as it ends */
 	while (atomic_load_explicit(&g.done, memory_order_acquire) <
-	       g.workers)
+	       g.workers) {
 		if (t != NULL)
 			hgw_tcp_poll(t, rte_rdtsc());
+		if (t == NULL || g.owner_sleep_us != 0)
+			rte_delay_us_sleep(t == NULL ? 1000 : g.owner_sleep_us);
+	}
 	rte_eal_mp_wait_lcore();
 	if (t != NULL) {
 		end = rte_rdtsc() + 20 * hz;

@@ -100,6 +100,7 @@ run() {
 	# two replicas: every trigger's other copy lost its claim
 	expect_eq "claims lost" "$lost" "$n"
 	echo "  $(grep -E '^(sent|claim-tcp)' "$T/out" | tr '\n' ' ')"
+	echo "  $(grep -oE 'retransmitted bytes [0-9]+ \(timeouts [0-9]+, fast [0-9]+\), duplicate acks [0-9]+' "$T/out")"
 	echo "  $(cat "$T/peer.out")"
 }
 
