@@ -113,6 +113,8 @@ struct hgw_tcp {
 	uint32_t dlg_base;              /* the connection's first data byte */
 	uint32_t dlg_seal;              /* sealed: the stream's end */
 	bool dlg_sealed;
+	bool dlg_hold;                  /* the user's: senders refused */
+	bool dlg_started;               /* this stream's bytes may be written */
 	bool dlg_open;                  /* lim published open */
 	uint16_t dlg_conn;              /* the connection's tag in done, lim */
 	uint16_t dlg_ver;               /* the template's publication */
@@ -242,9 +244,32 @@ reply_ok(struct hgw_tcp *t)
 	return true;
 }
 
+/* The limit word: open, the template's publication, the connection. */
+static uint64_t
+dlg_lim(const struct hgw_tcp *t, bool open, uint32_t limit)
+{
+	return (open ? HGW_TCP_DLG_OPEN : 0) |
+	       (uint64_t)(t->dlg_ver & 0x7fff) << 48 |
+	       (uint64_t)t->dlg_conn << 32 | limit;
+}
+
+/* The senders refused at once: the connection is gone (delegated sends,
+ * hgw_tcp_dlg.h). */
+static void
+dlg_shut(struct hgw_tcp *t)
+{
+	if (t->dlg == NULL || !t->dlg_open)
+		return;
+	/* release: as every store of the limit (dlg_publish) */
+	atomic_store_explicit(&t->dlg->lim, dlg_lim(t, false, 0),
+			      memory_order_release);
+	t->dlg_open = false;
+}
+
 static void
 fail(struct hgw_tcp *t, enum hgw_tcp_why why)
 {
+	dlg_shut(t);
 	t->state = HGW_TCP_FAILED;
 	t->why = why;
 	t->st.fails[why]++;
@@ -544,18 +569,8 @@ output(struct hgw_tcp *t)
 
 /* ---- delegated sends (hgw_tcp_dlg.h): the owner's side ------------------- */
 
-#define DLG_SPIN 4096           /* looks at a sender's commit (~ 10 us) */
-#define DLG_BYTES ((1ull << 48) - 1)
+#define DLG_SPIN 256            /* looks at a sender's commit (a few us) */
 #define DLG_SEQ 0xffffffffull
-
-/* The limit word: open, the template's publication, the connection. */
-static uint64_t
-dlg_lim(const struct hgw_tcp *t, bool open, uint32_t limit)
-{
-	return (open ? HGW_TCP_DLG_OPEN : 0) |
-	       (uint64_t)(t->dlg_ver & 0x7fff) << 48 |
-	       (uint64_t)t->dlg_conn << 32 | limit;
-}
 
 /* How far anybody may send: the peer's window and the congestion window
  * from the first byte not acknowledged, never past the ring. */
@@ -593,8 +608,10 @@ dlg_sync(struct hgw_tcp *t, unsigned int spin)
 						  memory_order_relaxed);
 
 		nxt = t->dlg_sealed ? t->dlg_seal : (uint32_t)c;
+		/* at most the ring is outstanding: 32 bits of the count
+		 * tell (the stream's offset wraps at 4 GiB) */
 		if ((uint16_t)(done >> 48) == t->dlg_conn &&
-		    (done & DLG_BYTES) == (uint32_t)(nxt - t->dlg_base))
+		    (uint32_t)done == (uint32_t)(nxt - t->dlg_base))
 			break;
 		if (spin-- == 0) {
 			t->st.dlg_waits++;
@@ -612,13 +629,57 @@ dlg_sync(struct hgw_tcp *t, unsigned int spin)
 	t->snd_end = nxt;
 	if (SEQ_GT(nxt, t->snd_max))
 		t->snd_max = nxt;
-	if (t->rtt_ts == 0) {
-		t->rtt_ts = t->now;
-		t->rtt_seq = nxt;
-	}
+	/* no RTT sample from them: when they left is the senders' (a
+	 * sample from this poll could come out near 0) */
 	if (t->rto_at == 0)
 		rto_arm(t);
 	t->persist_at = 0;
+}
+
+/* An ACK above snd_max while a sender is between its claim and its
+ * commit: every byte the peer acknowledges was sent, and every byte sent
+ * was committed first, so up to ack is taken as sent now. */
+static void
+dlg_acked(struct hgw_tcp *t, uint32_t ack)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+	uint32_t nxt;
+
+	if (d == NULL || t->state != HGW_TCP_ESTABLISHED)
+		return;
+	dlg_sync(t, DLG_SPIN);
+	/* relaxed: a bound; the ACK itself says the bytes were written */
+	nxt = t->dlg_sealed ? t->dlg_seal :
+	      (uint32_t)atomic_load_explicit(&d->claim, memory_order_relaxed);
+	if (!SEQ_GT(ack, t->snd_max) || SEQ_GT(ack, nxt))
+		return;
+	t->st.dlg_bytes += ack - t->snd_end;
+	if (t->snd_nxt == t->snd_end)
+		t->snd_nxt = ack;
+	t->snd_end = t->snd_max = ack;
+	if (t->rto_at == 0)
+		rto_arm(t);
+}
+
+/* No sender is between loading the claim and writing its bytes into the
+ * ring (each says so in its own word, hgw_tcp_dlg_tx.busy): after the
+ * claim moved to a new stream, none can still write the old one's bytes
+ * over the new one's. seq_cst: a store-load pair with the sender's (it
+ * stores busy, then loads the claim; the owner moves the claim, then
+ * loads busy): one of the two sees the other. */
+static bool
+dlg_quiet(struct hgw_tcp *t)
+{
+	struct hgw_tcp_dlg *d = t->dlg;
+
+	atomic_thread_fence(memory_order_seq_cst);
+	for (uint32_t i = 0; i < d->ntx; i++)
+		if (atomic_load_explicit(&d->tx[i]->busy,
+					 memory_order_seq_cst) != 0) {
+			t->st.dlg_waits++;
+			return false;
+		}
+	return true;
 }
 
 /* Publish what the senders need: the limit, the ACK and window, and the
@@ -633,27 +694,22 @@ dlg_publish(struct hgw_tcp *t)
 
 	if (d == NULL)
 		return;
-	open = t->state == HGW_TCP_ESTABLISHED && !t->fin_queued &&
-	       !t->dlg_sealed;
-	if (!open) {
-		if (t->dlg_open)
-			/* release: pairs with a sender's acquire; orders
-			 * nothing of ours, but keeps the word's writes one
-			 * kind */
-			atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
-					      memory_order_release);
-		t->dlg_open = false;
+	if (t->state != HGW_TCP_ESTABLISHED || t->fin_queued ||
+	    t->dlg_sealed) {
+		dlg_shut(t);
 		return;
 	}
-	if (!t->dlg_open || t->dlg_hdr_ver != t->hdr_ver) {
-		if (t->dlg_open) {
-			/* relaxed, then the fence: a sender that reads any
-			 * of the words below reads the limit closed (or the
-			 * next publication) after its own fence */
-			atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
-					      memory_order_relaxed);
-			atomic_thread_fence(memory_order_release);
-		}
+	if (!t->dlg_started || t->dlg_hdr_ver != t->hdr_ver) {
+		/* a sender of the connection before may still be writing
+		 * into the ring: the new stream starts once none is */
+		if (!dlg_quiet(t))
+			return;
+		/* relaxed, then the fence: a sender that reads any of the
+		 * words below reads the limit closed (or the next
+		 * publication) after its own fence */
+		atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
+				      memory_order_relaxed);
+		atomic_thread_fence(memory_order_release);
 		memset(h, 0, sizeof(h));
 		memcpy(h, t->hdr, HDRS);
 		for (unsigned int i = 0; i < RTE_DIM(h); i++)
@@ -662,15 +718,31 @@ dlg_publish(struct hgw_tcp *t)
 					      memory_order_relaxed);
 		t->dlg_ver++;
 		t->dlg_hdr_ver = t->hdr_ver;
-		t->dlg_open = true;
+		t->dlg_started = true;
 	}
+	uint32_t was = t->last_wnd;
+	uint16_t wf = rcv_window(t);    /* what the senders announce */
+
+	/* a window opened by a quarter of the ring or more goes to the
+	 * peer now, as hgw_tcp_recv would have it */
+	if (t->last_wnd >= was + RTE_MIN(t->cfg.rcv_buf / 4,
+					  (65535u << (t->ws_ok ?
+						      t->rcv_wscale : 0)) / 2))
+		t->ack_due = true;
+	/* a zero window: the senders' claims find no room, so nothing of
+	 * theirs waits; the owner probes it (a lost update would stall
+	 * them until a keepalive) */
+	if (t->snd_wnd == 0 && t->persist_at == 0)
+		t->persist_at = t->now + t->rto;
 	/* relaxed: published by the release of lim below */
-	atomic_store_explicit(&d->ackwin, (uint64_t)rcv_window(t) << 32 |
-			      t->rcv_nxt, memory_order_relaxed);
+	atomic_store_explicit(&d->ackwin, (uint64_t)wf << 32 | t->rcv_nxt,
+			      memory_order_relaxed);
+	open = !t->dlg_hold;
 	/* release: the template and the ACK word above happen-before what
 	 * a sender builds after its acquire of this */
-	atomic_store_explicit(&d->lim, dlg_lim(t, true, dlg_limit(t)),
+	atomic_store_explicit(&d->lim, dlg_lim(t, open, dlg_limit(t)),
 			      memory_order_release);
+	t->dlg_open = open;
 }
 
 /* A new connection: the limit closed, done counted from zero under the
@@ -688,6 +760,7 @@ dlg_reset(struct hgw_tcp *t)
 	atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
 			      memory_order_relaxed);
 	t->dlg_open = false;
+	t->dlg_started = false;
 	t->dlg_sealed = false;
 	t->dlg_conn++;
 	t->dlg_base = t->iss + 1;
@@ -738,49 +811,53 @@ dlg_own_send(struct hgw_tcp *t, const uint8_t *p, size_t n)
 {
 	struct hgw_tcp_dlg *d = t->dlg;
 	uint32_t lim;
-	long taken = 0;
+
+	uint64_t c;
+	uint32_t seq, off, first;
 
 	if (t->dlg_sealed)
 		return -1;
+	if (!t->dlg_started)
+		return 0;               /* a new stream not yet started */
 	dlg_sync(t, DLG_SPIN);
 	lim = dlg_limit(t);
-	while (n != 0) {
-		/* relaxed: the CAS below settles it */
-		uint64_t c = atomic_load_explicit(&d->claim,
-						  memory_order_relaxed);
-		uint32_t seq, k, off, first;
-
-		do {
-			seq = (uint32_t)c;
-			k = SEQ_GT(lim, seq) ? lim - seq : 0;
-			if (k > t->mss)
-				k = t->mss;
-			if (k > n)
-				k = (uint32_t)n;
-			if (k == 0)
-				goto out;
-			/* relaxed: the CAS only reserves; the bytes are
-			 * published by done's release below */
-		} while (!atomic_compare_exchange_weak_explicit(&d->claim, &c,
-				(c & ~DLG_SEQ) | (uint32_t)(seq + k),
-				memory_order_relaxed, memory_order_relaxed));
-		off = seq & t->snd_mask;
-		first = t->cfg.snd_buf - off;
-		if (first > k)
-			first = k;
-		memcpy(t->snd + off, p, first);
-		memcpy(t->snd, p + first, k - first);
-		/* release: the ring's bytes before their count (dlg_sync) */
-		atomic_fetch_add_explicit(&d->done, k, memory_order_release);
-		/* lost on the way: the RTO or duplicate ACKs send it again */
-		send_seg(t, seq, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG, k);
-		p += k;
-		n -= k;
-		taken += k;
-	}
-out:
+	/* relaxed: the CAS below settles it */
+	c = atomic_load_explicit(&d->claim, memory_order_relaxed);
+	/* all of it or nothing (the layer above writes whole packets: a
+	 * sender's packet must not land inside one of them) */
+	do {
+		seq = (uint32_t)c;
+		if (!SEQ_GT(lim, seq) || lim - seq < n)
+			return 0;
+		/* relaxed: the CAS only reserves; the bytes are published
+		 * by done's release below */
+	} while (!atomic_compare_exchange_weak_explicit(&d->claim, &c,
+			(c & ~DLG_SEQ) | (uint32_t)(seq + n),
+			memory_order_relaxed, memory_order_relaxed));
+	off = seq & t->snd_mask;
+	first = t->cfg.snd_buf - off;
+	if (first > n)
+		first = (uint32_t)n;
+	memcpy(t->snd + off, p, first);
+	memcpy(t->snd, p + first, n - first);
+	/* release: the ring's bytes before their count (dlg_sync) */
+	atomic_fetch_add_explicit(&d->done, n, memory_order_release);
+	/* in segments of the MSS; lost on the way: the RTO or duplicate
+	 * ACKs send it again */
+	for (uint32_t k = 0; k < n; k += t->mss)
+		send_seg(t, seq + k, RTE_TCP_ACK_FLAG | RTE_TCP_PSH_FLAG,
+			 RTE_MIN((uint32_t)n - k, t->mss));
 	dlg_sync(t, DLG_SPIN);
-	return taken;
+	return (long)n;
+}
+
+void
+hgw_tcp_dlg_hold(struct hgw_tcp *t, int hold)
+{
+	if (t->dlg_hold == (hold != 0))
+		return;
+	t->dlg_hold = hold != 0;
+	dlg_publish(t);
 }
 
 void
@@ -910,18 +987,22 @@ hgw_tcp_unacked(const struct hgw_tcp *t)
 {
 	if (t->state != HGW_TCP_ESTABLISHED)
 		return 0;
+	uint32_t end = t->snd_end;
+
 	if (t->dlg != NULL)
 		/* relaxed: a snapshot of what the senders claimed */
-		return (t->dlg_sealed ? t->dlg_seal :
-			(uint32_t)atomic_load_explicit(&t->dlg->claim,
-						       memory_order_relaxed)) -
-		       t->snd_una;
-	return t->snd_end - t->snd_una;
+		end = t->dlg_sealed ? t->dlg_seal :
+		      (uint32_t)atomic_load_explicit(&t->dlg->claim,
+						     memory_order_relaxed);
+	/* our FIN acknowledged: one past the end */
+	return SEQ_GT(t->snd_una, end) ? 0 : end - t->snd_una;
 }
 
 void
 hgw_tcp_close(struct hgw_tcp *t)
 {
+	dlg_shut(t);
+	dlg_seal(t);
 	if (t->state == HGW_TCP_ESTABLISHED && t->fin_rcvd &&
 	    t->snd_una == t->snd_end && !t->fin_queued) {
 		/* the peer closed and has everything: our FIN, once (a
@@ -1368,7 +1449,7 @@ tcp_in(struct hgw_tcp *t, const struct rte_ether_hdr *eh,
 	/* RFC 5961 5.2: an ACK of what was never sent, or further back than
 	 * anything in flight could be, is answered and the segment dropped */
 	if (SEQ_GT(ack, t->snd_max))
-		dlg_sync(t, DLG_SPIN);  /* a sender's bytes, not yet taken */
+		dlg_acked(t, ack);      /* a sender's bytes, not yet taken */
 	bool ack_ok = SEQ_LEQ(ack, t->snd_max) &&
 		      SEQ_GEQ(ack, t->snd_una - t->cfg.snd_buf);
 

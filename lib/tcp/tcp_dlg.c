@@ -16,24 +16,39 @@ _Static_assert(HGW_TCP_DLG_HDR == sizeof(struct rte_ether_hdr) +
 _Static_assert(HGW_TCP_DLG_HDR <= 7 * sizeof(uint64_t),
 	       "the template fits its words");
 
+int
+hgw_tcp_dlg_register(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q)
+{
+	if (d->ntx == HGW_TCP_DLG_SENDERS)
+		return -1;
+	d->tx[d->ntx++] = q;
+	return 0;
+}
+
 enum hgw_tcp_dlg_res
 hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 		 uint32_t ref, const void *p, uint32_t n, struct rte_mbuf *m)
 {
-	/* acquire: pairs with the owner's release when it starts or seals
-	 * a stream (tcp.c dlg_reset, dlg_seal): the limit it closed before
-	 * that is then what the load of lim below reads, or newer */
-	uint64_t c = atomic_load_explicit(&d->claim, memory_order_acquire);
-	uint64_t l, l2, nc, dn, aw, h[7];
+	uint64_t c, l, l2, nc, dn, aw, h[7];
 	enum hgw_tcp_dlg_res r;
 	struct rte_ipv4_hdr *ip;
 	struct rte_tcp_hdr *th;
 	uint32_t seq, off, first;
 	uint8_t *f;
 
+	/* seq_cst: a store-load pair with the owner's move of the claim
+	 * and load of busy (tcp.c dlg_quiet) */
+	atomic_store_explicit(&q->busy, 1, memory_order_seq_cst);
+	/* acquire: pairs with the owner's release when it starts or seals
+	 * a stream (tcp.c dlg_reset, dlg_seal): the limit it closed before
+	 * that is then what the load of lim below reads, or newer */
+	c = atomic_load_explicit(&d->claim, memory_order_acquire);
 	for (;;) {
 		if ((uint32_t)(c >> 32) >= ref) {
 			q->lost++;
+			/* release: nothing of ours in the ring */
+			atomic_store_explicit(&q->busy, 0,
+					      memory_order_release);
 			return HGW_TCP_DLG_LOST;
 		}
 		/* acquire: pairs with the owner's release of lim: the
@@ -53,12 +68,14 @@ hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 			r = HGW_TCP_DLG_SENT;
 			nc = (uint64_t)ref << 32 | (uint32_t)(seq + n);
 		}
-		/* acquire on failure: c is then read as by the load above
-		 * (and so on success, which C11 wants no weaker; the bytes
-		 * the CAS reserves are published by done's release below).
-		 * weak: a spurious failure only goes round again */
+		/* acquire on failure: c is then read as by the load above.
+		 * acq_rel on success: what the caller stored before its
+		 * claim is seen by whoever reads this claim with acquire
+		 * (a caller's note that it is claiming, read after the
+		 * mark); the bytes the CAS reserves are published by done's
+		 * release below. weak: a spurious failure goes round again */
 		if (atomic_compare_exchange_weak_explicit(&d->claim, &c, nc,
-							  memory_order_acquire,
+							  memory_order_acq_rel,
 							  memory_order_acquire))
 			break;
 	}
@@ -67,6 +84,8 @@ hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 			q->full++;
 		else
 			q->closed++;
+		/* release: nothing of ours in the ring */
+		atomic_store_explicit(&q->busy, 0, memory_order_release);
 		return r;
 	}
 	q->sent++;
@@ -78,6 +97,9 @@ hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 		first = n;
 	memcpy(d->ring + off, p, first);
 	memcpy(d->ring, (const uint8_t *)p + first, n - first);
+	/* release: our bytes are in the ring before the owner, seeing 0,
+	 * lets a new stream write there */
+	atomic_store_explicit(&q->busy, 0, memory_order_release);
 	/* counted while the stream is still the claim's (a new one resets
 	 * done under another tag) */
 	dn = atomic_load_explicit(&d->done, memory_order_relaxed);
@@ -100,7 +122,10 @@ hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 	atomic_thread_fence(memory_order_acquire);
 	/* relaxed: ordered by the fence above */
 	l2 = atomic_load_explicit(&d->lim, memory_order_relaxed);
-	if (!(l2 & HGW_TCP_DLG_OPEN) || (l2 ^ l) >> 32 != 0)
+	/* the same connection and template: the bytes are in its stream,
+	 * so they go even if the limit closed meanwhile */
+	if (((l2 ^ l) >> 32 & 0x7fffffff) != 0 ||
+	    rte_pktmbuf_tailroom(m) < HGW_TCP_DLG_HDR + n)
 		goto moved;
 	f = rte_pktmbuf_mtod(m, uint8_t *);
 	memcpy(f, h, HGW_TCP_DLG_HDR);

@@ -357,7 +357,8 @@ main(int argc, char **argv)
 		w->q.port = 0;
 		w->q.txq = (uint16_t)(k + 1);
 		hgw_hist_init(&w->lat);
-		if (rte_eal_remote_launch(worker_main, w, lc) != 0)
+		if (hgw_tcp_dlg_register(g.dlg, &w->q) != 0 ||
+		    rte_eal_remote_launch(worker_main, w, lc) != 0)
 			die("cannot launch a worker");
 		k++;
 	}

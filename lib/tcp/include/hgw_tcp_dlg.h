@@ -57,9 +57,11 @@ struct hgw_tcp;
 
 #define HGW_TCP_DLG_MAX 512     /* bytes in one delegated send */
 #define HGW_TCP_DLG_HDR 54      /* Ethernet, IPv4 and TCP, no options */
+#define HGW_TCP_DLG_SENDERS 16
 
-/* lim: bit 63 open, bits 32..62 the connection's generation, bits 0..31
- * the sequence number senders may reserve up to (exclusive) */
+/* lim: bit 63 open, bits 48..62 the header template's publication, bits
+ * 32..47 the connection (its tag in done), bits 0..31 the sequence
+ * number senders may reserve up to (exclusive) */
 #define HGW_TCP_DLG_OPEN (1ull << 63)
 
 /* Shared between the owner and the senders. */
@@ -78,11 +80,17 @@ struct hgw_tcp_dlg {
 	uint8_t *ring;                  /* the send ring (owner's) */
 	uint32_t mask;                  /* its size - 1 */
 	int cksum_offload;
+	uint32_t ntx;                   /* senders registered */
+	struct hgw_tcp_dlg_tx *tx[HGW_TCP_DLG_SENDERS];
 };
 
 /* One sender's own: its queue, its mbufs, its counters (plain, written
  * by it alone; read after it stopped). */
 struct hgw_tcp_dlg_tx {
+	/* 1 from before the sender loads the claim until its bytes are in
+	 * the ring: the owner starts a new stream's bytes only when no
+	 * sender is (seq_cst: a store-load pair with the owner's) */
+	alignas(HGW_CACHE_LINE_SIZE) _Atomic uint32_t busy;
 	uint16_t port, txq;
 	uint64_t sent, bytes;           /* claims won and sent */
 	uint64_t lost;                  /* claims lost to another copy */
@@ -111,22 +119,38 @@ enum hgw_tcp_dlg_res {
 void hgw_tcp_dlg_attach(struct hgw_tcp *t, struct hgw_tcp_dlg *d,
 			uint32_t ref0);
 
+/* Register a sender's own struct (up to HGW_TCP_DLG_SENDERS), before
+ * the senders start: 0, or -1 when full. */
+int hgw_tcp_dlg_register(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q);
+
+/* Refuse the senders (hold 1: their claims return HGW_TCP_DLG_CLOSED)
+ * or let them send again (0) while the connection is established: the
+ * layer above's own reasons (its session not logged in). Owner only;
+ * published at once. A sender that read the limit open just before may
+ * still send. */
+void hgw_tcp_dlg_hold(struct hgw_tcp *t, int hold);
+
 /* Claim message ref and, if won and there is room, send its n bytes
  * (n <= HGW_TCP_DLG_MAX) in one segment built in m (an empty mbuf of
  * the caller's, taken on HGW_TCP_DLG_SENT and left to the caller
- * otherwise) on q's TX queue. Lock-free: the CAS retries only when
- * another claim or reservation succeeded. */
+ * otherwise) on q's TX queue (q registered). n 0 (or over the most)
+ * claims ref without sending it: HGW_TCP_DLG_CLOSED when won. Once the
+ * bytes are in the stream the segment goes even if the limit closed
+ * meanwhile (not if the connection or its template changed: then the
+ * owner sends them again). Lock-free: the CAS retries only when another
+ * claim or reservation succeeded. */
 enum hgw_tcp_dlg_res hgw_tcp_dlg_send(struct hgw_tcp_dlg *d,
 				      struct hgw_tcp_dlg_tx *q,
 				      uint32_t ref, const void *p,
 				      uint32_t n, struct rte_mbuf *m);
 
-/* The last reference claimed. relaxed: a snapshot. */
+/* The last reference claimed. acquire: pairs with the claim's CAS
+ * (acq_rel), so what a claimer stored before its claim is seen. */
 static inline uint32_t
 hgw_tcp_dlg_mark(struct hgw_tcp_dlg *d)
 {
 	return (uint32_t)(atomic_load_explicit(&d->claim,
-					       memory_order_relaxed) >> 32);
+					       memory_order_acquire) >> 32);
 }
 
 #endif
