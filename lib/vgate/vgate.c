@@ -135,6 +135,34 @@ hgw_vgate_admit(struct hgw_vgate_gate *g, uint32_t ref, uint64_t sym,
 }
 
 struct hgw_venue_open *
+hgw_vgate_commit_sent(struct hgw_vgate_gate *g, uint32_t ref, uint32_t qty)
+{
+	uint32_t i = g->open_n;
+
+	if (i == g->open_max) {
+		hgw_vgate_gate_compact(g);
+		i = g->open_n;
+		if (i == g->open_max)
+			return NULL;
+	}
+	/* from the end: an order learnt of late is a few places back */
+	while (i > 0 && g->open[i - 1].user_ref > ref)
+		i--;
+	memmove(&g->open[i + 1], &g->open[i],
+		(g->open_n - i) * sizeof(g->open[0]));
+	g->open_n++;
+	/* a kill's cancels walk the table by index: the entries after
+	 * this one moved up by one */
+	if (i < g->cancel_next)
+		g->cancel_next++;
+	if (ref > g->floor)
+		g->floor = ref;
+	g->open[i] = (struct hgw_venue_open){ .user_ref = ref, .qty = qty,
+					      .entered = qty };
+	return &g->open[i];
+}
+
+struct hgw_venue_open *
 hgw_vgate_commit(struct hgw_vgate_gate *g, uint32_t ref, uint32_t qty)
 {
 	struct hgw_venue_open *o = &g->open[g->open_n++];

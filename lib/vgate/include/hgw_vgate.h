@@ -234,6 +234,13 @@ uint32_t hgw_vgate_admit(struct hgw_vgate_gate *g, uint32_t ref,
 struct hgw_venue_open *hgw_vgate_commit(struct hgw_vgate_gate *g,
 					uint32_t ref, uint32_t qty);
 
+/* An order already sent, learnt of after orders with higher numbers
+ * (claim mode: each winning worker sends its own; the session's owner
+ * takes them from several queues): its entry goes in UserRefNum order,
+ * the floor to the highest sent. NULL when the table is full. */
+struct hgw_venue_open *hgw_vgate_commit_sent(struct hgw_vgate_gate *g,
+					     uint32_t ref, uint32_t qty);
+
 /* The send of the order hgw_vgate_commit just opened failed: its entry
  * goes (the floor stays: the number is never used again). */
 static inline void
