@@ -61,6 +61,9 @@ struct trading {
 	struct hgw_journal *journal;
 	uint64_t journal_errors;          /* write errors (docs/design.md "Order journal") */
 	struct hgw_dedup *dedup;
+	/* claim mode on the venue's TCP: the claim and the stream's
+	 * reservation, one word (hgw_tcp_dlg.h; NULL otherwise) */
+	struct hgw_tcp_dlg *dlg;
 };
 
 enum stop_reason { STOP_END, STOP_IDLE, STOP_SIGNAL, STOP_CONTRADICTED };

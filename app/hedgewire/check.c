@@ -175,7 +175,8 @@ hgw_check_run(const struct hgw_config *c, uint32_t stall_ms)
 	struct hgw_pf_port ports[2];
 	const char *root = getenv("HGW_SYSROOT");
 	int trade = c->table_file[0] != '\0';
-	int txl = trade && c->dedup == HGW_DEDUP_MODE_TXLCORE;
+	int txl = trade && (c->dedup == HGW_DEDUP_MODE_TXLCORE ||
+			    hgw_config_dlg(c));
 	unsigned int need = c->workers + (c->rx_mode == HGW_RX_FANOUT) +
 			    (unsigned int)txl;
 	unsigned int nlc = 0, nports = 0, n, nst, count[3] = { 0 };
@@ -218,7 +219,10 @@ hgw_check_run(const struct hgw_config *c, uint32_t stall_ms)
 			 "= %u%s%s needs %u lcores besides the main one; the "
 			 "EAL has %u", c->workers,
 			 c->rx_mode == HGW_RX_FANOUT ? " with [rx] mode = fanout" : "",
-			 txl ? " with [run] dedup = tx-lcore" : "", need, nlc - 1);
+			 !txl ? "" : c->dedup == HGW_DEDUP_MODE_TXLCORE ?
+			 " with [run] dedup = tx-lcore" :
+			 " with [run] dedup = claim on [venue] stack = dpdk",
+			 need, nlc - 1);
 		snprintf(items[0].fix, sizeof(items[0].fix), "give the EAL "
 			 "more lcores (e.g. -l 0-%u) or lower [run] workers", need);
 	}

@@ -422,11 +422,23 @@ venue_check(struct hgw_config *c, char *err, size_t errlen)
 		return 0;
 	if (c->table_file[0] == '\0')
 		CHECK_FAIL("[venue] host needs trading ([table] file)");
-	if (c->dedup == HGW_DEDUP_MODE_CLAIM || c->dedup == HGW_DEDUP_MODE_NONE)
-		CHECK_FAIL("[venue] with [run] dedup = %s: every worker sends "
-			   "on its own, so no single owner of the venue session "
-			   "(use tx-lcore)", c->dedup == HGW_DEDUP_MODE_CLAIM ?
-			   "claim" : "none");
+	if (c->dedup == HGW_DEDUP_MODE_NONE)
+		CHECK_FAIL("[venue] with [run] dedup = none: every worker sends "
+			   "every copy, so no single owner of the venue session "
+			   "(use tx-lcore, or claim with [venue] stack = dpdk)");
+	if (c->dedup == HGW_DEDUP_MODE_CLAIM &&
+	    c->venue_stack != HGW_VENUE_STACK_DPDK)
+		CHECK_FAIL("[venue] with [run] dedup = claim needs [venue] stack "
+			   "= dpdk: the worker that wins an order sends it on "
+			   "hedgewire's own TCP (or use tx-lcore)");
+	if (c->dedup == HGW_DEDUP_MODE_CLAIM &&
+	    (c->venue_max_ops != 0 || c->venue_max_ops_symbol != 0))
+		CHECK_FAIL("[venue] max_orders_per_sec%s = %u with [run] dedup = "
+			   "claim: the winning worker sends at once, and these "
+			   "caps are kept only where one lcore sends (set 0, or "
+			   "use tx-lcore)", c->venue_max_ops != 0 ? "" :
+			   "_per_symbol", c->venue_max_ops != 0 ?
+			   c->venue_max_ops : c->venue_max_ops_symbol);
 	/* 0.0.0.0 is no venue's: refused, not read as "no session" */
 	if (inet_pton(AF_INET, c->venue_host, &a) != 1 || a.s_addr == 0)
 		CHECK_FAIL("bad value for [venue] host: '%s' (expected an IPv4 "
@@ -517,6 +529,10 @@ hgw_config_check(struct hgw_config *c, char *err, size_t errlen)
 			CHECK_FAIL("[recovery] server with [run] dedup = "
 				   "tx-lcore: workers have no TX queue of their "
 				   "own to ask from (use claim)");
+		if (hgw_config_dlg(c))
+			CHECK_FAIL("[recovery] server with [run] dedup = claim "
+				   "and [venue] stack = dpdk: the workers' TX "
+				   "queues carry the venue's segments");
 	}
 	return venue_check(c, err, errlen);
 }
@@ -527,6 +543,13 @@ int
 hgw_config_venue(const struct hgw_config *c)
 {
 	return c->venue_host[0] != '\0';
+}
+
+int
+hgw_config_dlg(const struct hgw_config *c)
+{
+	return hgw_config_venue(c) && c->dedup == HGW_DEDUP_MODE_CLAIM &&
+	       c->venue_stack == HGW_VENUE_STACK_DPDK;
 }
 
 void

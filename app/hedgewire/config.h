@@ -180,6 +180,11 @@ void hgw_config_defaults(struct hgw_config *c);
 /* Does a venue session answer the orders (positions from its fills)? */
 int hgw_config_venue(const struct hgw_config *c);
 
+/* Claim mode with the venue session on hedgewire's own TCP: the worker
+ * that wins a trigger sends its own segment, and the TX lcore owns the
+ * connection and the session (docs/venue.md). */
+int hgw_config_dlg(const struct hgw_config *c);
+
 /* Load an INI file over the defaults. Returns 0, or -1 after writing one
  * line naming the file and the bad section, key or value into err. */
 int hgw_config_load(struct hgw_config *c, const char *path, char *err,

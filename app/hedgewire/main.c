@@ -385,7 +385,10 @@ main(int argc, char **argv)
 	}
 	printf("hedgewire %s\n", HGW_VERSION);
 	app.trade = conf->table_file[0] != '\0';
-	app.txl = app.trade && conf->dedup == HGW_DEDUP_MODE_TXLCORE;
+	/* the TX lcore: tx-lcore mode, or the venue's connection in claim
+	 * mode on hedgewire's TCP */
+	app.txl = app.trade && (conf->dedup == HGW_DEDUP_MODE_TXLCORE ||
+				hgw_config_dlg(conf));
 	unsigned int need = conf->workers + (conf->rx_mode == HGW_RX_FANOUT) +
 			    (unsigned int)app.txl;
 
@@ -393,7 +396,9 @@ main(int argc, char **argv)
 		die("[run] workers = %u%s%s needs %u lcores besides the main "
 		    "one; EAL has %u (e.g. -l 0-%u)", conf->workers,
 		    conf->rx_mode == HGW_RX_FANOUT ? " with [rx] mode = fanout" : "",
-		    app.txl ? " with [run] dedup = tx-lcore" : "",
+		    !app.txl ? "" : conf->dedup == HGW_DEDUP_MODE_TXLCORE ?
+		    " with [run] dedup = tx-lcore" :
+		    " with [run] dedup = claim on [venue] stack = dpdk",
 		    need, rte_lcore_count() - 1, need);
 	for (unsigned int i = 0; i < 3; i++)
 		if (args->inject[i].worker != UINT32_MAX &&
@@ -415,7 +420,7 @@ main(int argc, char **argv)
 	app_lcores_pick(&app);
 	if (app.trade)
 		app_trading_init(&app);
-	app.venue = hgw_venue_init(conf);
+	app.venue = hgw_venue_init(conf, app.trading.dlg);
 	if (app.txlcore != NULL)
 		app.txlcore->venue = app.venue;
 	app_recovery_lines_init(&app);
@@ -426,6 +431,12 @@ main(int argc, char **argv)
 	if (conf->rx_mode == HGW_RX_FANOUT)
 		app_fanout_init(&app);
 	app_workers_init(&app);
+	/* claim mode on the venue's TCP: UserRefNums the venue saw from an
+	 * earlier run today are claimed and handed back, never sent */
+	for (uint32_t i = 0; app.venue != NULL && app.trading.dlg != NULL &&
+	     i < conf->workers; i++)
+		app.w[i]->dlg_floor = (uint32_t)RTE_MIN(app.venue->floor0,
+							(uint64_t)UINT32_MAX);
 	miss = app_pace_init(&app);
 	if (app.txlcore != NULL)
 		app.txlcore->out.miss_tsc = miss;

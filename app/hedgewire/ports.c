@@ -120,8 +120,11 @@ app_ports_setup(struct hgw_app *a)
 	int trading = a->trade;
 	struct rte_mempool *pool;
 	uint16_t nw = (uint16_t)c->workers;
-	/* TX queues: one per worker, or the TX lcore's one */
-	uint16_t ntx = c->dedup == HGW_DEDUP_MODE_TXLCORE ? 1 : nw;
+	/* TX queues: one per worker, or the TX lcore's one, or both (claim
+	 * mode on the venue's TCP: the TX lcore's 0, worker i's 1 + i) */
+	int dlg = hgw_config_dlg(c);
+	uint16_t ntx = c->dedup == HGW_DEDUP_MODE_TXLCORE ? 1 :
+		       (uint16_t)(nw + dlg);
 
 	/* downstream with [venue]: one more for the control lcore's relay
 	 * commands to hgw-dedup (relay.h) */
@@ -177,12 +180,16 @@ app_ports_setup(struct hgw_app *a)
 		port_start(c->rx_port, nrx, nigmp, c->rx_desc, pool, offl, 0,
 			   "[rx] port");
 		/* [venue] stack = dpdk: the venue's segments, ARP and pings
-		 * come back on RX queue 0, the TX lcore's; the port computes
-		 * the segments' checksums where it can (venue.c asks) */
+		 * come back on RX queue 0, the TX lcore's (claim mode: on its
+		 * RX queues, one for each TX queue, all the TX lcore's: a
+		 * port may pair them, as net_af_packet does); the port
+		 * computes the segments' checksums where it can (venue.c
+		 * asks) */
 		int dpdk = hgw_config_venue(c) &&
 			   c->venue_stack == HGW_VENUE_STACK_DPDK;
 
-		port_start(c->tx_port, dpdk ? 1 : 0, ntx, c->rx_desc, pool, 0,
+		port_start(c->tx_port, dpdk ? (dlg ? ntx : 1) : 0, ntx,
+			   c->rx_desc, pool, 0,
 			   dpdk ? hgw_tcp_port_offloads() : 0, "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)

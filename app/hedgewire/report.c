@@ -310,7 +310,11 @@ report_orders(const struct hgw_app *a)
 			       " (orders handed over %" PRIu64 ", ring full "
 			       "waits %" PRIu64 ", order pool waits %" PRIu64
 			       ")\n", i,
-			       tx->filter.passed[i], tx->filter.dropped[i],
+			       tx->filter.passed[i],
+			       /* claim mode on the venue's TCP: the claim
+				* decided, the worker counted its losses */
+			       tx->dlg != NULL ? workers[i]->races.lost :
+			       tx->filter.dropped[i],
 			       workers[i]->out.tx.orders,
 			       workers[i]->out.ring_waits,
 			       workers[i]->out.tx.pool_waits);

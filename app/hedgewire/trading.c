@@ -189,7 +189,12 @@ app_trading_init(struct hgw_app *a)
 		if (t->journal == NULL)
 			die("%s", err);
 	}
-	if (c->dedup == HGW_DEDUP_MODE_CLAIM && c->workers > 1) {
+	if (hgw_config_dlg(c)) {
+		t->dlg = rte_zmalloc("hgw_tcp_dlg", sizeof(*t->dlg),
+				     HGW_CACHE_LINE_SIZE);
+		if (t->dlg == NULL)
+			die("cannot allocate the venue's claim state");
+	} else if (c->dedup == HGW_DEDUP_MODE_CLAIM && c->workers > 1) {
 		t->dedup = rte_zmalloc("hgw_dedup", sizeof(*t->dedup),
 				       RTE_CACHE_LINE_SIZE);
 		if (t->dedup == NULL || hgw_dedup_init(t->dedup) != 0)
@@ -205,6 +210,7 @@ app_trading_init(struct hgw_app *a)
 		a->txlcore = txl;
 		out = &txl->out;
 		txl->nrings = c->workers;
+		txl->dlg = t->dlg;
 		hgw_dedup_filter_init(&txl->filter);
 		txl->snapshot = lcore_hists(a->txl_lcore, c->latency_bits,
 					    &out->rx_to_tx, 1);
@@ -507,7 +513,7 @@ app_workers_init(struct hgw_app *a)
 				w[i]->table_rw = &t->tables.t[i];
 			w[i]->tx_pool = t->tx_pool;
 			w[i]->dedup = t->dedup;
-			if (c->dedup == HGW_DEDUP_MODE_TXLCORE) {
+			if (c->dedup == HGW_DEDUP_MODE_TXLCORE || t->dlg) {
 				w[i]->out.ring = a->txlcore->rings[i];
 				w[i]->txl = a->txlcore;
 			} else {
@@ -523,6 +529,20 @@ app_workers_init(struct hgw_app *a)
 						&w[i]->shared.refused;
 				w[i]->out.journal = t->journal ?
 					hgw_journal_tx(t->journal) : NULL;
+			}
+			if (t->dlg != NULL) {
+				/* its own segments on TX queue 1 + i of the
+				 * order port (0: the TX lcore's) */
+				w[i]->dlg = t->dlg;
+				w[i]->dlg_tx.port = c->tx_port;
+				w[i]->dlg_tx.txq = (uint16_t)(i + 1);
+				if (hgw_tcp_dlg_register(t->dlg,
+							 &w[i]->dlg_tx) != 0)
+					die("[run] workers = %u: at most %u with "
+					    "[venue] stack = dpdk in claim mode",
+					    c->workers, HGW_TCP_DLG_SENDERS);
+				a->txlcore->dlg_pending[i] =
+					&w[i]->shared.dlg_pending;
 			}
 			w[i]->capacity = (uint8_t)c->capacity;
 			memcpy(w[i]->udp.src_mac, c->src_mac, 6);

@@ -24,6 +24,7 @@
 
 #include "hgw_cli.h"
 #include "hgw_tcp.h"
+#include "hgw_tcp_dlg.h"
 
 #define die(...) hgw_cli_die("hedgewire", __VA_ARGS__)
 
@@ -37,6 +38,15 @@
 _Static_assert(VENUE_ANSWERS_ROOM < VENUE_ANSWERS, "answer ring room");
 #define VENUE_OPEN_MAX 65536
 #define VENUE_SYMBOLS 1024
+/* claim mode on the venue's TCP: the senders are held this many entries
+ * before the open-order table is full (orders they send before they see
+ * it still find room) */
+#define VENUE_DLG_ROOM 1024
+/* ... and the answers are read only once every order the workers claimed
+ * is in the account (hgw_venue_poll); one that still finds an order not
+ * handed over (this lcore stalled between that check and its read) waits
+ * at most this long for it before it is judged */
+#define VENUE_DLG_WAIT_US 100000
 /* The order frame's SoupBinTCP packet (docs/protocols.md "Order bytes") */
 #define ORDER_SOUP_OFF HGW_UDP_TX_HDR_LEN
 #define ORDER_SOUP_LEN (HGW_SOUPBIN_HDR_LEN + HGW_OUCH_ENTER_ORDER_LEN)
@@ -107,7 +117,7 @@ journal_open(struct hgw_venue_ctl *vc, const char *path)
  * the TX lcore's. */
 static void
 tcp_init(struct hgw_venue *v, const struct hgw_config *c,
-	 struct hgw_soup_cfg *sc)
+	 struct hgw_soup_cfg *sc, struct hgw_tcp_dlg *dlg)
 {
 	struct hgw_tcp_cfg tc;
 
@@ -115,6 +125,10 @@ tcp_init(struct hgw_venue *v, const struct hgw_config *c,
 			     c->venue_gateway) != 0)
 		die("[venue] stack = dpdk: [order] port %u has no MAC address",
 		    c->tx_port);
+	/* claim mode: the workers' TX queues have RX queues of their own
+	 * (ports.c), on which a port may put the venue's frames too */
+	if (dlg != NULL)
+		tc.nrxq = (uint16_t)(c->workers + 1);
 	v->tcp_offload = tc.cksum_offload;
 	v->tcp = hgw_tcp_create(&tc);
 	if (v->tcp == NULL)
@@ -122,10 +136,19 @@ tcp_init(struct hgw_venue *v, const struct hgw_config *c,
 		    "port %u: %s", c->tx_port, rte_strerror(rte_errno));
 	sc->io = &hgw_tcp_soup_io;
 	sc->io_ctx = v->tcp;
+	if (dlg != NULL) {
+		/* from the first claim on (UserRefNums start above 0; those
+		 * up to the floor are refused by the workers themselves) */
+		hgw_tcp_dlg_attach(v->tcp, dlg, 0);
+		/* until logged in */
+		hgw_tcp_dlg_hold(v->tcp, 1);
+		v->dlg = dlg;
+		v->dlg_held = 1;
+	}
 }
 
 struct hgw_venue *
-hgw_venue_init(const struct hgw_config *c)
+hgw_venue_init(const struct hgw_config *c, struct hgw_tcp_dlg *dlg)
 {
 	struct hgw_soup_cfg sc;
 	struct hgw_venue *v;
@@ -153,7 +176,7 @@ hgw_venue_init(const struct hgw_config *c)
 	sc.out_bytes = 1 << 16;
 	sc.busy_poll_us = 50;
 	if (c->venue_stack == HGW_VENUE_STACK_DPDK)
-		tcp_init(v, c, &sc);
+		tcp_init(v, c, &sc, dlg);
 	v->state = state_map(c->venue_state_file, &v->floor0);
 	/* the next message not seen today: 1 on a new day; after a restart,
 	 * the one after the last the previous run received (its replicas'
@@ -373,6 +396,66 @@ unsent:
 	rte_pktmbuf_free(h->m);
 }
 
+static uint32_t cod_login(const struct hgw_venue *v);
+
+void
+hgw_venue_take(struct hgw_venue *v, struct hgw_txlcore *t,
+	       const struct hgw_handoff *h)
+{
+	struct hgw_sender *s = &t->out;
+	const uint8_t *o = rte_pktmbuf_mtod_offset(h->m, const uint8_t *,
+						   ORDER_OUCH_OFF);
+	uint32_t ref = (uint32_t)o[1] << 24 | (uint32_t)o[2] << 16 |
+		       (uint32_t)o[3] << 8 | o[4];
+	uint32_t qty = (uint32_t)o[6] << 24 | (uint32_t)o[7] << 16 |
+		       (uint32_t)o[8] << 8 | o[9];
+	struct hgw_venue_open *op;
+
+	if (h->sent != HGW_TCP_DLG_SENT) {
+		/* claimed, not sent: why, as hgw_venue_order would say */
+		give_back(v, t, h->key, h->seq,
+			  ref <= v->floor0 ? HGW_VENUE_UNSENT_USER_REF :
+			  v->lies != 0 ? HGW_VENUE_UNSENT_CONTRADICTED :
+			  h->sent == HGW_TCP_DLG_FULL ?
+			  HGW_VENUE_UNSENT_OUT_FULL :
+			  v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max ?
+			  HGW_VENUE_UNSENT_OPEN_FULL : HGW_VENUE_UNSENT_DOWN);
+		rte_pktmbuf_free(h->m);
+		return;
+	}
+	op = hgw_vgate_commit_sent(&v->g, ref, qty);
+	if (op != NULL) {
+		op->key = h->key;
+		op->seq = h->seq;
+		op->login = (uint32_t)v->soup.st.logins;
+	} else {
+		/* at the venue, and no answer to it can be matched: every
+		 * replica counts it, the position is uncertain (the control
+		 * plane sets the kill switch and keeps it on) */
+		v->dlg_untracked++;
+		/* relaxed: a count, polled by the control plane */
+		atomic_fetch_add_explicit(&t->unsent_lost, 1,
+					  memory_order_relaxed);
+	}
+	if (ref > atomic_load_explicit(&v->state->last_user_ref,
+				       memory_order_relaxed))
+		atomic_store_explicit(&v->state->last_user_ref, ref,
+				      memory_order_relaxed);
+	v->sent++;
+	v->state->orders++;
+	s->tx.orders++;
+	hgw_hist_record(s->rx_to_tx, h->tx_tsc - h->rx_tsc);
+	s->misses += h->tx_tsc - h->rx_tsc > s->miss_tsc;
+	if (s->journal != NULL)
+		s->tx.journal_full += hgw_journal_put(s->journal, &h->m, 1,
+						      h->tx_tsc);
+	/* the kill switch went on and its recall runs: an order that left
+	 * meanwhile is cancelled with the rest */
+	if (t->recall_on)
+		v->cancel_pending = hgw_vgate_gate_sweep(&v->g, cod_login(v));
+	rte_pktmbuf_free(h->m);
+}
+
 /* hgw_vgate_cod_login of the session now */
 static uint32_t
 cod_login(const struct hgw_venue *v)
@@ -406,6 +489,12 @@ hgw_venue_kill(struct hgw_venue *v, struct hgw_txlcore *t)
 {
 	(void)t;
 	v->kills++;
+	/* claim mode on the TCP: no worker sends from now on (their claims
+	 * are handed back, as a recall does) */
+	if (v->dlg != NULL) {
+		hgw_tcp_dlg_hold(v->tcp, 1);
+		v->dlg_held = 1;
+	}
 	/* (none open: none to send, nor to wait for at a stop) */
 	v->cancel_pending = hgw_vgate_gate_sweep(&v->g, cod_login(v));
 	if (hgw_soup_up(&v->soup))
@@ -427,6 +516,18 @@ on_message(void *arg, uint64_t seq, const uint8_t *msg, size_t len)
 	memcpy(m.raw, msg, len < HGW_VENUE_RAW ? len : HGW_VENUE_RAW);
 	v->msgs++;
 	atomic_store_explicit(&v->state->last_seq, seq, memory_order_relaxed);
+	/* claim mode on the TCP: every order a worker claimed up to now is
+	 * in the open table before an answer is matched against it (the
+	 * worker hands it over just after its send: the wait is for a
+	 * worker stalled in between, bounded) */
+	if (v->dlg != NULL && !hgw_txlcore_dlg_taken(t)) {
+		uint64_t end = rte_rdtsc() + v->hz / 1000000 *
+					     VENUE_DLG_WAIT_US;
+
+		v->dlg_waits++;
+		while (!hgw_txlcore_dlg_taken(t) && rte_rdtsc() < end)
+			rte_pause();
+	}
 	if (hgw_ouch_answer_decode(msg, len, seq, &m.a, &why) == 0) {
 		m.ok = 1;
 		if (hgw_vgate_open_answer(v->g.open, v->g.open_n, v->floor0, &m.a,
@@ -471,7 +572,11 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 	 * message is never dropped on its way to the replicas. Without
 	 * room the session's timers still run: our heartbeats go, and
 	 * what waits unread in the socket keeps the server alive */
-	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM) {
+	/* claim mode on the TCP: a worker between its send and its
+	 * hand-over (descheduled, say) holds the read back too: an answer
+	 * to its order is matched only once the order is in the account */
+	if (rte_ring_free_count(v->answers) < VENUE_ANSWERS_ROOM ||
+	    (v->dlg != NULL && !hgw_txlcore_dlg_taken(t))) {
 		v->reads_held++;
 		if (v->held_since == 0)
 			v->held_since = now;
@@ -510,6 +615,21 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 		 * lcore's acquire load that sees the new value */
 		atomic_store_explicit(&v->shared.lost, v->lost_seen_up,
 				      memory_order_release);
+	}
+	if (v->dlg != NULL) {
+		/* the workers send only while logged in, no answer has
+		 * contradicted us, no kill's recall runs, and the open-order
+		 * table has room */
+		int hold = !hgw_soup_up(&v->soup) || v->lies != 0 ||
+			   t->recall_on ||
+			   v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max;
+
+		if (hold && v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max)
+			hgw_vgate_gate_compact(&v->g);
+		if (hold != v->dlg_held) {
+			hgw_tcp_dlg_hold(v->tcp, hold);
+			v->dlg_held = hold;
+		}
 	}
 	atomic_store_explicit(&v->shared.up, hgw_soup_up(&v->soup),
 			      memory_order_relaxed);
@@ -756,18 +876,31 @@ hgw_venue_report(struct hgw_venue *v, FILE *out)
 		v->ctl.lost_calls);
 	if (v->tcp != NULL)
 		hgw_tcp_report(v->tcp, v->tcp_offload, "venue", out);
+	if (v->dlg != NULL)
+		fprintf(out, "venue: claim mode: orders sent by the winning "
+			"worker %" PRIu64 ", not in the open-order table %"
+			PRIu64 ", answers that waited for a claim's hand-over %"
+			PRIu64 ", bytes the workers put in the stream %" PRIu64
+			"\n", v->sent, v->dlg_untracked, v->dlg_waits,
+			hgw_tcp_stats(v->tcp)->dlg_bytes);
+	if (v->dlg_untracked != 0)
+		fprintf(stderr, "hedgewire: venue: %" PRIu64 " orders sent with "
+			"no room in the open-order table: their answers could "
+			"not be matched\n", v->dlg_untracked);
 	if (v->unacked_stop != 0)
 		fprintf(stderr, "hedgewire: venue: %" PRIu64 " bytes of orders "
 			"not acknowledged by the venue's host when the session "
 			"stopped: they may not have reached it\n",
 			v->unacked_stop);
-	hgw_hist_print(&v->send_lat, out, "venue_send",
-		       1e9 / (double)rte_get_tsc_hz(),
-		       v->tcp != NULL ?
-		       "ns, dedup dequeue to the segment's tx_burst, per order" :
-		       "ns, dedup dequeue to send() returned, per order");
+	if (v->dlg == NULL)
+		hgw_hist_print(&v->send_lat, out, "venue_send",
+			       1e9 / (double)rte_get_tsc_hz(),
+			       v->tcp != NULL ?
+			       "ns, dedup dequeue to the segment's tx_burst, "
+			       "per order" :
+			       "ns, dedup dequeue to send() returned, per order");
 	return v->answers_lost + v->unsent_lost + v->unacked_stop +
-	       v->owed_stop;
+	       v->owed_stop + v->dlg_untracked;
 }
 
 void

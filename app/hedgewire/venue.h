@@ -31,6 +31,7 @@
 
 struct hgw_txlcore;
 struct hgw_tcp;
+struct hgw_tcp_dlg;
 
 struct hgw_handoff;
 
@@ -97,6 +98,12 @@ struct hgw_venue {
 	 * after the join). */
 	struct hgw_soup soup __rte_cache_aligned;
 	struct hgw_tcp *tcp;            /* [venue] stack = dpdk; else NULL */
+	/* claim mode on it: the workers send (hgw_tcp_dlg.h), and this lcore
+	 * keeps the account of what they sent; else NULL */
+	struct hgw_tcp_dlg *dlg;
+	uint64_t dlg_untracked;         /* sent, no room in the open table */
+	uint64_t dlg_waits;             /* answers that waited for a claim */
+	int dlg_held;                   /* the senders refused now */
 	int tcp_offload;                /* ... its checksums by the port */
 	uint64_t unacked_stop;          /* ... bytes not acked at the stop */
 	struct rte_ring *answers;       /* struct hgw_venue_msg, SP/SC */
@@ -143,12 +150,20 @@ struct hgw_venue {
  * configuration, map the state file, allocate, and connect at the TX
  * lcore's first poll. Exits with one line on bad input. NULL when no
  * [venue] host is configured. */
-struct hgw_venue *hgw_venue_init(const struct hgw_config *c);
+struct hgw_venue *hgw_venue_init(const struct hgw_config *c,
+				  struct hgw_tcp_dlg *dlg);
 
 /* Main lcore, before the workers start: wait for the TX lcore's first
  * login, at most ms; if it did not come, says so in one line and sets
  * the kill switch (hgw_ctl_session_lost). */
 void hgw_venue_wait_up(struct hgw_venue *v, uint32_t ms);
+
+/* TX lcore, claim mode on the venue's TCP: a claim a worker won (h->sent:
+ * enum hgw_tcp_dlg_res): an order it sent goes into the session's account
+ * (the open orders, the UserRefNum floor, the journal, the latency); one
+ * it could not send is handed back as unsent. Frees h->m. */
+void hgw_venue_take(struct hgw_venue *v, struct hgw_txlcore *t,
+		    const struct hgw_handoff *h);
 
 /* TX lcore: one deduplicated order (h: its trigger and mbuf, freed
  * here): sent on the session, or handed back as unsent. */

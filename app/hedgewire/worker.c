@@ -254,6 +254,9 @@ wk_frame_hold(struct hgw_worker *w, struct rte_mbuf *m, int *held)
 #define WM_HANDOFF 1u   /* tx-lcore mode: the sender is of the ring kind */
 #define WM_DEDUP   2u   /* claim mode: only the first copy is sent */
 #define WM_STAGE   4u   /* one trigger in stage_every timed per stage */
+/* both: claim mode on the venue's own TCP, the claim the worker's and
+ * its account the TX lcore's (send_dlg) */
+#define WM_DLG     (WM_HANDOFF | WM_DEDUP)
 #if HGW_TEST_HOOKS
 #define WM_HOOKS   8u   /* a test or benchmark hook is on (wk_hooks_on) */
 #else
@@ -309,15 +312,10 @@ order_mbuf(struct hgw_worker *w, const unsigned int mode)
 	return w->spare;
 }
 
-/* Build the order of a decision into m and send it at once (or hand it
- * to the TX lcore): it does not wait for the rest of its frame, whose
- * messages may each take a table read first. One tx_burst an order:
- * orders are a few percent of triggers. Measured (order_latency.sh,
- * rx burst 1, 6 runs interleaved): p50 685-723 -> 525-563 ns. */
+/* The order frame of a decision, into m. */
 static __rte_always_inline void
-build_order(struct hgw_worker *w, struct rte_mbuf *m,
-	    const struct hgw_decision *d, uint64_t seq, uint16_t session,
-	    const unsigned int mode)
+order_fill(struct hgw_worker *w, struct rte_mbuf *m,
+	   const struct hgw_decision *d, uint64_t seq, uint16_t session)
 {
 	struct hgw_ouch_order o;
 	const char *name;
@@ -336,6 +334,19 @@ build_order(struct hgw_worker *w, struct rte_mbuf *m,
 	hgw_order_clordid(w->feed.sessions[session].name, seq, o.clordid);
 	hgw_order_frame(&w->udp, &o,
 			(uint8_t *)rte_pktmbuf_append(m, HGW_ORDER_FRAME_LEN));
+}
+
+/* Build the order of a decision into m and send it at once (or hand it
+ * to the TX lcore): it does not wait for the rest of its frame, whose
+ * messages may each take a table read first. One tx_burst an order:
+ * orders are a few percent of triggers. Measured (order_latency.sh,
+ * rx burst 1, 6 runs interleaved): p50 685-723 -> 525-563 ns. */
+static __rte_always_inline void
+build_order(struct hgw_worker *w, struct rte_mbuf *m,
+	    const struct hgw_decision *d, uint64_t seq, uint16_t session,
+	    const unsigned int mode)
+{
+	order_fill(w, m, d, seq, session);
 	if (mode & WM_HANDOFF) {
 		struct hgw_handoff h = {
 			.m = m, .seq = seq, .rx_tsc = w->rx_tsc,
@@ -369,6 +380,59 @@ claim_note(struct hgw_worker *w, uint32_t i, int won)
 }
 #endif
 
+/* Claim mode on the venue's own TCP: the order's SoupBinTCP packet
+ * (the frame's UDP payload) claimed by its UserRefNum and, if won and
+ * the connection has room, sent as this worker's own segment
+ * (hgw_tcp_dlg.h); every claim won is handed to the TX lcore, which
+ * keeps the session's account of it (or hands it back as unsent). */
+static __rte_always_inline int
+send_dlg(struct hgw_worker *w, struct rte_mbuf *m, uint32_t i,
+	 const struct hgw_decision *d)
+{
+	uint64_t seq = w->batch[i].seq;
+	struct rte_mbuf *sm = w->dlg_m;
+	enum hgw_tcp_dlg_res r;
+
+	uint32_t ref = hgw_order_user_ref(seq);
+
+	if (unlikely(sm == NULL))
+		sm = w->dlg_m = order_mbuf_wait(w);
+	order_fill(w, m, d, seq, w->batch[i].session);
+	/* relaxed: published by the claim's CAS (acq_rel) */
+	atomic_store_explicit(&w->shared.dlg_pending, ref,
+			      memory_order_relaxed);
+	/* a number the venue saw from an earlier run today is claimed (no
+	 * later copy goes) but not sent: handed back (n 0: CLOSED) */
+	r = hgw_tcp_dlg_send(w->dlg, &w->dlg_tx, ref,
+			     rte_pktmbuf_mtod_offset(m, const uint8_t *,
+						     HGW_UDP_TX_HDR_LEN),
+			     ref > w->dlg_floor ? HGW_SOUPBIN_HDR_LEN +
+			     HGW_OUCH_ENTER_ORDER_LEN : 0, sm);
+	if (r == HGW_TCP_DLG_LOST) {
+		w->races.lost++;
+		rte_pktmbuf_reset(m);   /* the next order's, as before */
+		/* release: as below */
+		atomic_store_explicit(&w->shared.dlg_pending, 0,
+				      memory_order_release);
+		return 0;
+	}
+	w->races.won++;
+	if (r == HGW_TCP_DLG_SENT)
+		w->dlg_m = NULL;
+	w->spare = NULL;
+	struct hgw_handoff h = {
+		.m = m, .seq = seq, .rx_tsc = w->rx_tsc,
+		.key = w->feed.sessions[w->batch[i].session].key,
+		.tx_tsc = w->dlg_tx.tx_tsc, .sent = r,
+	};
+
+	sender_hand(&w->out, &h);
+	/* release: the claim is on the ring before the TX lcore can read
+	 * that none is pending (its acquire) */
+	atomic_store_explicit(&w->shared.dlg_pending, 0, memory_order_release);
+	return 1;
+}
+
 /* A decision passed risk (which has accounted it either way, so every
  * replica keeps the same position and windows): claim, build, queue. Only
  * the first copy is sent. */
@@ -386,6 +450,14 @@ send_decision(struct hgw_worker *w, uint32_t i, const struct hgw_decision *d,
 	m = likely(!(w->passive | w->left)) ? order_mbuf(w, mode) : NULL;
 	if (unlikely(m == NULL))
 		return;
+	if ((mode & WM_DLG) == WM_DLG) {
+		won = send_dlg(w, m, i, d);
+#if HGW_TEST_HOOKS
+		if ((mode & WM_HOOKS) && w->hooks.claims != NULL)
+			claim_note(w, i, won);
+#endif
+		return;
+	}
 	won = !(mode & WM_DEDUP) ||
 	      hgw_dedup_claim_count(w->dedup, &w->races,
 				    w->feed.sessions[w->batch[i].session].key,
@@ -993,7 +1065,7 @@ wk_flush_pick(struct hgw_worker *w)
 	};
 
 	w->flush = path[(w->out.ring != NULL ? WM_HANDOFF : 0) |
-			(w->dedup != NULL ? WM_DEDUP : 0) |
+			(w->dedup != NULL || w->dlg != NULL ? WM_DEDUP : 0) |
 			(w->stage_every != 0 ? WM_STAGE : 0) |
 			(wk_hooks_on(w) ? WM_HOOKS : 0)];
 }
@@ -1011,6 +1083,8 @@ wk_done(struct hgw_worker *w)
 		wk_hold_release(w);
 	rte_pktmbuf_free(w->spare);	/* NULL-safe */
 	w->spare = NULL;
+	rte_pktmbuf_free(w->dlg_m);
+	w->dlg_m = NULL;
 	if (w->txl != NULL)
 		/* release: our last handoff enqueue happens-before the TX
 		 * lcore's acquire load that sees this count */

@@ -20,6 +20,7 @@
 #include "hgw_pace.h"
 #include "hgw_book.h"
 #include "hgw_dedup.h"
+#include "hgw_tcp_dlg.h"
 #include "hgw_event.h"
 #include "hgw_feed.h"
 #include "hgw_idio.h"
@@ -184,8 +185,12 @@ struct hgw_handoff {
 	uint64_t seq;                   /* the trigger: (key, seq) */
 	uint64_t rx_tsc;                /* its frame's arrival */
 	uint64_t key;                   /* hgw_feed_session.key */
+	/* the worker sent it itself (claim mode on the venue's TCP): when,
+	 * and enum hgw_tcp_dlg_res (0: the TX lcore sends it) */
+	uint64_t tx_tsc;
+	uint64_t sent;
 };
-_Static_assert(sizeof(struct hgw_handoff) == 32, "handoff element size");
+_Static_assert(sizeof(struct hgw_handoff) == 48, "handoff element size");
 
 /* tx-lcore mode: the TX lcore. Each worker hands its orders over its own
  * SP/SC ring (FIFO), and the TX lcore sends the first copy of each
@@ -233,6 +238,11 @@ struct hgw_txlcore {
 	/* [venue]: orders go over this session instead of the port
 	 * (venue.h; NULL: to the port) */
 	struct hgw_venue *venue;
+	/* claim mode on the venue's TCP: the workers send, and hand each
+	 * claim they won here for the session's account (NULL: tx-lcore
+	 * mode); each worker's shared.dlg_pending */
+	struct hgw_tcp_dlg *dlg;
+	_Atomic uint32_t *dlg_pending[HGW_MAX_WORKERS];
 	struct hgw_snap_ctl snap __rte_cache_aligned;
 	struct hgw_sender out;
 	/* cold, allocated at the precision in use (hgw_lcore_hists) */
@@ -246,6 +256,12 @@ struct hgw_recalled {
 
 /* TX lcore entry point for tx-lcore mode (arg: struct hgw_txlcore). */
 int hgw_txlcore_main(void *arg);
+
+/* TX lcore, claim mode on the venue's TCP: 1 once every order a worker
+ * claimed so far is off the handoff rings (taken, or recalled during a
+ * kill's recall); 0 while a worker is between its claim and its
+ * hand-over. */
+int hgw_txlcore_dlg_taken(struct hgw_txlcore *t);
 
 /* Test and benchmark hooks: compiled in only with HGW_TEST_HOOKS (meson
  * -Dtest_hooks; on with the tests), as DPDK's RTE_LIBRTE_*_DEBUG. A
@@ -396,6 +412,14 @@ struct hgw_worker {
 		 * relaxed: a count the control lcore polls to answer with
 		 * a report, it publishes no other data. */
 		_Atomic uint64_t igmp_queries;
+		/* Claim mode on the venue's TCP: the UserRefNum this worker
+		 * is claiming (0: none), stored relaxed before its claim
+		 * (whose CAS releases it) and cleared with release once the
+		 * claim was handed to the TX lcore or lost. The TX lcore
+		 * reads the claim's mark, then this with acquire: a worker
+		 * at 0, or above the mark, holds no claim below it that is
+		 * not on its ring (venue.c, dlg_all_taken). */
+		_Atomic uint32_t dlg_pending;
 	} shared __rte_cache_aligned;
 	/* Written by the control plane, read by the worker (control.c):
 	 * events announced to it, and of those, stamped with their
@@ -461,6 +485,15 @@ struct hgw_worker {
 	 * the TX lcore chooses) */
 	struct hgw_dedup *dedup;
 	struct hgw_dedup_stats races;
+	/* claim mode on the venue's own TCP ([venue] stack = dpdk): the
+	 * claim that also reserves the order's bytes in the stream, and the
+	 * worker's own TX queue for its segment (hgw_tcp_dlg.h; NULL:
+	 * none); out then hands each claim won to the TX lcore, which owns
+	 * the connection and the session */
+	struct hgw_tcp_dlg *dlg;
+	struct hgw_tcp_dlg_tx dlg_tx;
+	struct rte_mbuf *dlg_m;         /* the next segment's mbuf */
+	uint32_t dlg_floor;             /* UserRefNums up to it not sent */
 	/* tx-lcore mode: the TX lcore (out hands orders to its ring) */
 	struct hgw_txlcore *txl;
 	struct hgw_sender out;

@@ -6,6 +6,7 @@
 #include <rte_ring.h>
 #include <rte_ring_elem.h>
 
+#include "hgw_tcp_dlg.h"
 #include "venue.h"
 #include "worker_int.h"
 
@@ -28,6 +29,14 @@ txlcore_once(struct hgw_txlcore *t)
 
 		total += n;
 		for (unsigned int i = 0; i < n; i++) {
+			/* a claim a worker won (and sent, or could not):
+			 * the claim was the dedup, and the rings hold only
+			 * the winners', in no order between them */
+			if (h[i].sent != 0) {
+				t->filter.passed[r]++;
+				hgw_venue_take(t->venue, t, &h[i]);
+				continue;
+			}
 			if (!hgw_dedup_filter_first(&t->filter, h[i].key,
 						    h[i].seq, (uint16_t)r)) {
 				t->races_lost++;
@@ -69,8 +78,18 @@ txlcore_recall(struct hgw_txlcore *t)
 			for (unsigned int i = 0; i < n; i++) {
 				struct hgw_recalled rc = { h[i].key, h[i].seq };
 
+				/* a worker sent it before it saw the kill:
+				 * at the venue, so into the account, and
+				 * cancelled with the rest (claims are the
+				 * dedup: no filter, as in txlcore_once) */
+				if (h[i].sent == HGW_TCP_DLG_SENT) {
+					t->filter.passed[r]++;
+					hgw_venue_take(t->venue, t, &h[i]);
+					continue;
+				}
 				rte_pktmbuf_free(h[i].m);
-				if (!hgw_dedup_filter_first(&t->filter, h[i].key,
+				if (h[i].sent == 0 &&
+				    !hgw_dedup_filter_first(&t->filter, h[i].key,
 							    h[i].seq,
 							    (uint16_t)r)) {
 					t->races_lost++;
@@ -105,7 +124,11 @@ txlcore_recall_step(struct hgw_txlcore *t, int all_done)
 					    memory_order_acquire);
 
 	txlcore_recall(t);
-	if (all_done || end == t->recall_seen) {
+	/* claim mode on the venue's TCP: and every order a worker claimed
+	 * is off the rings (a worker between its claim and its hand-over
+	 * holds one the recall must see) */
+	if (all_done || (end == t->recall_seen &&
+			 (t->dlg == NULL || hgw_txlcore_dlg_taken(t)))) {
 		t->recall_on = 0;
 		/* release: the recalled ring's entries happen-before the
 		 * control plane's acquire of this */
@@ -132,6 +155,31 @@ txlcore_kill_check(struct hgw_txlcore *t)
 	t->recall_on = 1;
 	if (t->venue != NULL)
 		hgw_venue_kill(t->venue, t);
+}
+
+int
+hgw_txlcore_dlg_taken(struct hgw_txlcore *t)
+{
+	/* acquire: pairs with the claims' CAS (acq_rel), so a worker's
+	 * note that it is claiming, stored before its claim, is seen */
+	uint32_t mark = hgw_tcp_dlg_mark(t->dlg);
+
+	for (uint32_t i = 0; i < t->nrings; i++) {
+		/* acquire: pairs with the worker's release once its claim
+		 * is on its ring (or was lost) */
+		uint32_t p = atomic_load_explicit(t->dlg_pending[i],
+						  memory_order_acquire);
+
+		if (p != 0 && p <= mark)
+			return 0;
+	}
+	/* every claim up to the mark is on a ring: take them all */
+	if (t->recall_on)
+		txlcore_recall(t);
+	else
+		while (txlcore_once(t) != 0)
+			;
+	return 1;
 }
 
 int

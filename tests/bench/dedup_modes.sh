@@ -16,6 +16,11 @@
 #                on a veth through net_af_packet, the simulator in a
 #                network namespace (root only); venue-dpdk-send: the
 #                dequeue -> the segment's tx_burst returned
+#   venue-dpdk-claim (and /1: one worker)
+#                claim mode on hedgewire's TCP: 2 (1) workers race, the
+#                winner sends its own segment on its own TX queue, the TX
+#                lcore owns the connection and the session; arrival -> the
+#                segment's tx_burst
 #   dlg-udp, dlg-tcp (and /1: one worker)
 #                the order path alone, without hedgewire (tcp-dlg, built
 #                from tests/integration/tcp_dlg.c): 2 (or 1) worker lcores
@@ -108,11 +113,15 @@ netns_down() {
 	ip link del hgwbench$$a 2>/dev/null || true
 }
 hw_venue() {
-	local pid port host=127.0.0.1 in="" eal=() sets=()
+	local pid port host=127.0.0.1 in="" eal=() sets=() nw=1 mode=tx-lcore
+	[ "${2:-}" != claim ] || { mode=claim; nw=$3; }
 	if [ "${1:-}" = dpdk ]; then
 		host=10.79.0.2
 		in="ip netns exec $ns"
-		eal=(--vdev "net_af_packet0,iface=hgwbench$$a")
+		# claim mode: a queue pair for the TX lcore and each worker
+		local qp=1
+		[ "$mode" != claim ] || qp=$((nw + 1))
+		eal=(--vdev "net_af_packet0,iface=hgwbench$$a,qpairs=$qp")
 		sets=(--set order.port=1 --set venue.stack=dpdk
 		      --set venue.address=10.79.0.1/24)
 	fi
@@ -123,14 +132,14 @@ hw_venue() {
 	for ((i = 0; i < 100; i++)); do [ -s "$work/vport" ] && break; sleep 0.05; done
 	port=$(cat "$work/vport")
 	# shellcheck disable=SC2046
-	HGW_VENUE_PASSWORD=P $B/hedgewire/hedgewire "$(lcores 3)" --no-pci \
+	HGW_VENUE_PASSWORD=P $B/hedgewire/hedgewire "$(lcores $((nw + 2)))" --no-pci \
 		$(scripts/eal-args.sh $((mb + 400))) \
 		--file-prefix hgw-bench --log-level=error \
 		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" \
 		"${eal[@]}" -- \
 		-c conf/demo.ini --set "table.file=$work/table.tbl" \
 		--set book.instruments=4096 --set rx.burst=1 \
-		--set run.workers=1 --set run.dedup=tx-lcore \
+		--set run.workers=$nw --set run.dedup=$mode \
 		--set order.journal= --set run.idle_timeout_ms=0 \
 		--set risk.window_ms=1 --set risk.max_orders_instrument=4096 \
 		--set risk.max_orders_total=4096 \
@@ -142,8 +151,12 @@ hw_venue() {
 	kill "$pid" 2>/dev/null || true
 	wait "$pid" 2>/dev/null || true
 	sed -n 's/^ *venue_send: //p' "$work/out" >"$work/vsend"
-	# one worker: its sender's (the TX lcore's) line
-	sed -n 's/^  rx_to_tx: //p' "$work/out"
+	# one worker: its sender's (the TX lcore's) line; two: every order
+	if [ "$nw" = 1 ]; then
+		sed -n 's/^  rx_to_tx: //p' "$work/out"
+	else
+		sed -n 's/^ *sent rx_to_tx: //p' "$work/out"
+	fi
 }
 
 # hw_dlg udp|tcp WORKERS: one tcp-dlg run on the veth; the latency line
@@ -189,6 +202,7 @@ vdpdk=0
 if [ $venue = 1 ] && [ "$(id -u)" = 0 ] && command -v ethtool >/dev/null; then
 	vdpdk=1
 	modes+=" venue-dpdk venue-dpdk-send"
+	modes+=" venue-dpdk-claim/1 venue-dpdk-claim"
 	[ ! -x build/tests/integration/tcp-dlg ] || modes+=" dlg-udp/1 dlg-tcp/1 dlg-udp dlg-tcp"
 	trap 'netns_down; rm -rf "$work"' EXIT
 	netns_up
@@ -207,6 +221,8 @@ for ((r = 1; r <= rounds; r++)); do
 	if [ $vdpdk = 1 ]; then
 		hw_venue dpdk >"$work/r$r.venue-dpdk"
 		cp "$work/vsend" "$work/r$r.venue-dpdk-send"
+		hw_venue dpdk claim 1 >"$work/r$r.venue-dpdk-claim_1"
+		hw_venue dpdk claim 2 >"$work/r$r.venue-dpdk-claim"
 		if [ -x build/tests/integration/tcp-dlg ]; then
 			hw_dlg udp 1 >"$work/r$r.dlg-udp_1"
 			hw_dlg tcp 1 >"$work/r$r.dlg-tcp_1"
@@ -249,5 +265,6 @@ echo "downstream-hop: hgw-dedup's rx_burst -> tx_burst on those copies, replayed
 [ $venue = 1 ] || echo "venue: skipped (no scripts/venue_sim.py)"
 [ $vdpdk = 0 ] || echo "venue-dpdk: the same on hedgewire's TCP (net_af_packet on a veth, Linux's TCP the peer): arrival -> the segment's tx_burst; venue-dpdk-send: dequeue -> tx_burst."
 [ $vdpdk = 1 ] || echo "venue-dpdk: skipped (needs root, ethtool and the simulator)"
+[ $vdpdk = 0 ] || echo "venue-dpdk-claim: claim mode on hedgewire's TCP, 2 workers (/1: 1), each winner sending its own segment: arrival -> its tx_burst."
 [ $vdpdk = 0 ] || echo "dlg-udp, dlg-tcp: tcp-dlg, $dlg_n orders at $dlg_pps/s, due time -> tx_burst of the winner (2 workers; /1: 1)."
 [ "$ncpu" -ge 4 ] || echo "note: $ncpu CPUs: tx-lcore with 2 workers time-shares 3 busy lcores on $ncpu CPUs."

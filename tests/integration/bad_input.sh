@@ -142,10 +142,11 @@ config)
 	grep -q "Segmentation\|core dumped" "$T/err" && fail "crashed on a missing capture"
 	expect_eq "missing capture: error lines" "$(grep -c '^hedgewire: ' "$T/err")" 1
 	echo "  rejected a missing capture: $(grep '^hedgewire: ' "$T/err")"
-	# [venue]: only tx-lcore owns a session; the keys it needs
+	# [venue]: tx-lcore owns a session, or claim mode on hedgewire's TCP;
+	# the keys it needs
 	v="--set table.file=/nonexistent --set venue.host=127.0.0.1 --set venue.username=U --set venue.state_file=$T/st"
 	# shellcheck disable=SC2086
-	expect_start_error "\\[venue\\] with \\[run\\] dedup = claim: .*no single owner" $v
+	expect_start_error "\\[venue\\] with \\[run\\] dedup = claim needs \\[venue\\] stack = dpdk" $v
 	# shellcheck disable=SC2086
 	expect_start_error "\\[venue\\] with \\[run\\] dedup = downstream needs \\[order\\] port apart" $v --set run.dedup=downstream
 	# shellcheck disable=SC2086

@@ -16,6 +16,12 @@
 #   dpdk-reset     the simulator resets the connection in a burst of orders
 #   dpdk-peer-restart
 #                  the simulator killed and started again on the same port
+#   dpdk-claim     claim mode: the worker that wins an order sends its own
+#                  segment on its own TX queue (lib/tcp delegated sends),
+#                  the TX lcore owns the connection and the session
+#   dpdk-claim-kill
+#                  the same, the kill switch mid-run: every open order
+#                  cancelled, none sent after the kill
 #   dpdk-tap       the order port a TAP device (net_tap), moved into the
 #                  namespace: the segments' checksums by the port
 # Invariant in each: every order reaches the venue once, in UserRefNum
@@ -97,6 +103,23 @@ hw() {
 		--vdev "${ORDER_VDEV:-net_af_packet0,iface=$VA}" -- \
 		-c "$T/conf.ini" --set venue.port="$PORT" \
 		--set run.events_log="$T/events.log" "$@" >"$T/out" 2>"$T/err" || RC=$?
+}
+
+# hw_claim_bg [hedgewire --set options]: claim mode on the TCP, three
+# queue pairs (the TX lcore's and each worker's), in the background
+# (HWPID), for driven
+hw_claim_bg() {
+	rm -f "$T/events.log"
+	run_conf --set run.dedup=claim "$@"
+	# shellcheck disable=SC2086
+	"$HEDGEWIRE" --lcores=0@0,1@1,2@0,3@1 --no-pci $EAL_MEM --file-prefix "$PREFIX" \
+		--log-level=error \
+		--vdev "net_pcap0,rx_pcap=$T/feed.pcap,rx_pcap=$T/feed.pcap,tx_pcap=$T/out0.pcap" \
+		--vdev "net_af_packet0,iface=$VA,qpairs=3" -- \
+		-c "$T/conf.ini" --set venue.port="$PORT" --set run.dedup=claim \
+		--set run.events_log="$T/events.log" "$@" >"$T/out" 2>"$T/err" &
+	HWPID=$!
+	PIDS+=("$HWPID")
 }
 
 sed -i "s/^host = 127.0.0.1$/host = $SIM_IP/" "$T/conf.ini"
@@ -323,6 +346,75 @@ dpdk-peer-restart)
 	check_all 50 lost
 	[ "$(vv logins)" -ge 2 ] || fail "no login after the restart"
 	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill after the restart"
+	;;
+dpdk-claim)
+	net_up
+	# claim mode needs hedgewire's TCP, and no caps
+	for bad in "venue.stack=kernel:with [run] dedup = claim needs [venue] stack = dpdk" \
+		   "venue.max_orders_per_sec=10:max_orders_per_sec = 10 with [run] dedup = claim"; do
+		PORT=1 hw --set run.dedup=claim --set "${bad%%:*}"
+		[ "$RC" = 1 ] && grep -qF "${bad#*:}" "$T/err" ||
+			fail "--set ${bad%%:*}: exit $RC, $(tail -1 "$T/err")"
+	done
+	echo "  claim mode on the kernel's socket, and with caps, refused at start-up"
+	sim_start --fill-pct 30
+	capture_start
+	# three queue pairs: the TX lcore's and one per worker
+	ORDER_VDEV="net_af_packet0,iface=$VA,qpairs=3" \
+		hw --set run.dedup=claim --set replay.pace=rate --set replay.pps=5000
+	capture_ended "$T/session.pcapng" "$PORT"
+	kill -INT "$DC"; wait "$DC" 2>/dev/null || true
+	check_all
+	expect_eq "logins" "$(vv logins)" 1
+	line=$(grep "^venue: claim mode" "$T/out") || fail "no claim mode line"
+	expect_eq "orders sent by the winning worker" \
+		"$(echo "$line" | sed -n 's/.*winning worker \([0-9]*\).*/\1/p')" "$(vv "orders sent")"
+	expect_eq "not in the open-order table" \
+		"$(echo "$line" | sed -n 's/.*open-order table \([0-9]*\).*/\1/p')" 0
+	# the workers' bytes: every order's 50 (the session's own are the
+	# TX lcore's)
+	expect_eq "bytes the workers put in the stream" \
+		"$(echo "$line" | sed -n 's/.*in the stream \([0-9]*\).*/\1/p')" "$(( $(vv "orders sent") * 50 ))"
+	# (two workers' segments may reach the wire out of order: tshark
+	# reassembles them in sequence order; a segment sent again carries
+	# its packets again)
+	tshark -r "$T/session.pcapng" -o tcp.reassemble_out_of_order:TRUE \
+		-d "tcp.port==$PORT,soupbintcp" -T fields \
+		-e soupbintcp.packet_type 2>/dev/null | tr ',' '\n' | tr -d "'" >"$T/types"
+	[ "$(grep -cx U "$T/types")" -ge "$(vv "orders sent")" ] ||
+		fail "tshark: $(grep -cx U "$T/types") Unsequenced Data packets, $(vv "orders sent") orders sent"
+	# our checksums right; two workers' segments may reach the wire out
+	# of order (counted)
+	expect_eq "segments of ours with a bad checksum" "$(tshark -r "$T/session.pcapng" \
+		-o tcp.check_checksum:TRUE -o ip.check_checksum:TRUE \
+		-Y "ip.src == $OUR_IP && (tcp.checksum.status == 0 || ip.checksum.status == 0)" 2>/dev/null | grep -c . || true)" 0
+	ooo=$(tshark -r "$T/session.pcapng" -Y "ip.src == $OUR_IP && tcp.analysis.out_of_order" 2>/dev/null | grep -c . || true)
+	echo "  $line"
+	echo "  tshark: $(grep -cx U "$T/types") orders in Unsequenced Data packets, checksums right, $ooo of our segments out of order"
+	;;
+dpdk-claim-kill)
+	# claim mode, the kill switch mid-run: every order open at the venue
+	# is cancelled, those a worker sent before it saw the kill too, and
+	# no order goes after it
+	net_up
+	sim_start --fill-pct 30
+	python3 "$SRCDIR/tests/integration/tel_driver.py" "$PREFIX" \
+		--cmd /hgw/risk/kill,1 --gap-ms 500,500 --duration 1 \
+		--after "$T/sim.jsonl:\"type\": \"U\"" >"$T/driver.out" 2>&1 &
+	PIDS+=($!)
+	driven $! hw_claim_bg --set replay.pace=rate --set replay.pps=3000
+	[ "$RC" = 0 ] || fail "exit $RC: $(tail -3 "$T/err")"
+	grep -q "^venue: claim mode" "$T/out" || fail "no claim mode line"
+	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
+	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
+	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
+	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
+	$CHECK kill "$T/sim.jsonl" >"$T/check3" 2>&1 || fail "$(cat "$T/check3")"
+	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
+	echo "  $(cat "$T/check3")"
+	check_ref
+	check_events --kills "$(driver_events /hgw/risk/kill,1)"
 	;;
 dpdk-tap)
 	# net_tap offers IPv4 and TCP checksum offloads: the segments leave
