@@ -434,9 +434,13 @@ main(int argc, char **argv)
 	/* claim mode on the venue's TCP: UserRefNums the venue saw from an
 	 * earlier run today are claimed and handed back, never sent */
 	for (uint32_t i = 0; app.venue != NULL && app.trading.dlg != NULL &&
-	     i < conf->workers; i++)
+	     i < conf->workers; i++) {
 		app.w[i]->dlg_floor = (uint32_t)RTE_MIN(app.venue->floor0,
 							(uint64_t)UINT32_MAX);
+		/* the state file's floor, raised by the winner before its
+		 * send (a crash skips a number, never repeats one) */
+		app.w[i]->dlg_tx.floor = &app.venue->state->last_user_ref;
+	}
 	miss = app_pace_init(&app);
 	if (app.txlcore != NULL)
 		app.txlcore->out.miss_tsc = miss;

@@ -188,8 +188,11 @@ app_ports_setup(struct hgw_app *a)
 		int dpdk = hgw_config_venue(c) &&
 			   c->venue_stack == HGW_VENUE_STACK_DPDK;
 
+		/* (claim mode: the RX queues beyond 0 carry little, and
+		 * come from the feed's pool: 256 descriptors each) */
 		port_start(c->tx_port, dpdk ? (dlg ? ntx : 1) : 0, ntx,
-			   c->rx_desc, pool, 0,
+			   dlg ? RTE_MIN(c->rx_desc, 256) : c->rx_desc,
+			   pool, 0,
 			   dpdk ? hgw_tcp_port_offloads() : 0, "[order] port");
 	}
 	if (c->rx_mode == HGW_RX_FLOW_MIRROR)

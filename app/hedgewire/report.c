@@ -318,6 +318,18 @@ report_orders(const struct hgw_app *a)
 			       workers[i]->out.tx.orders,
 			       workers[i]->out.ring_waits,
 			       workers[i]->out.tx.pool_waits);
+		for (uint32_t i = 0; tx->dlg != NULL && i < c->workers; i++) {
+			const struct hgw_tcp_dlg_tx *q = &workers[i]->dlg_tx;
+
+			printf("worker %u claims on the venue's TCP: sent %"
+			       PRIu64 " (%" PRIu64 " bytes), lost %" PRIu64
+			       ", no room %" PRIu64 ", session not open %"
+			       PRIu64 ", tx refused (sent again by the TX "
+			       "lcore) %" PRIu64 ", stream changed before the "
+			       "send %" PRIu64 "\n", i, q->sent, q->bytes,
+			       q->lost, q->full, q->closed, q->tx_full,
+			       q->moved);
+		}
 		printf("tx lcore %u: orders sent %" PRIu64 ", late copies "
 		       "dropped %" PRIu64 ", invalid %" PRIu64 ", recalled by "
 		       "the kill switch %" PRIu64 "\n",

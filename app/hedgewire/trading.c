@@ -194,7 +194,10 @@ app_trading_init(struct hgw_app *a)
 				     HGW_CACHE_LINE_SIZE);
 		if (t->dlg == NULL)
 			die("cannot allocate the venue's claim state");
-	} else if (c->dedup == HGW_DEDUP_MODE_CLAIM && c->workers > 1) {
+	}
+	/* (claim mode on the venue's TCP: for the orders whose UserRefNum
+	 * cannot go, decided by their trigger) */
+	if (c->dedup == HGW_DEDUP_MODE_CLAIM && c->workers > 1) {
 		t->dedup = rte_zmalloc("hgw_dedup", sizeof(*t->dedup),
 				       RTE_CACHE_LINE_SIZE);
 		if (t->dedup == NULL || hgw_dedup_init(t->dedup) != 0)

@@ -414,7 +414,8 @@ hgw_venue_take(struct hgw_venue *v, struct hgw_txlcore *t,
 	if (h->sent != HGW_TCP_DLG_SENT) {
 		/* claimed, not sent: why, as hgw_venue_order would say */
 		give_back(v, t, h->key, h->seq,
-			  ref <= v->floor0 ? HGW_VENUE_UNSENT_USER_REF :
+			  h->sent == HGW_DLG_BY_NUMBER || ref <= v->floor0 ?
+			  HGW_VENUE_UNSENT_USER_REF :
 			  v->lies != 0 ? HGW_VENUE_UNSENT_CONTRADICTED :
 			  h->sent == HGW_TCP_DLG_FULL ?
 			  HGW_VENUE_UNSENT_OUT_FULL :
@@ -620,12 +621,13 @@ hgw_venue_poll(struct hgw_venue *v, struct hgw_txlcore *t)
 		/* the workers send only while logged in, no answer has
 		 * contradicted us, no kill's recall runs, and the open-order
 		 * table has room */
-		int hold = !hgw_soup_up(&v->soup) || v->lies != 0 ||
-			   t->recall_on ||
-			   v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max;
+		int hold;
 
-		if (hold && v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max)
+		if (v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max)
 			hgw_vgate_gate_compact(&v->g);
+		hold = !hgw_soup_up(&v->soup) || v->lies != 0 ||
+		       t->recall_on ||
+		       v->g.open_n + VENUE_DLG_ROOM >= v->g.open_max;
 		if (hold != v->dlg_held) {
 			hgw_tcp_dlg_hold(v->tcp, hold);
 			v->dlg_held = hold;

@@ -283,6 +283,21 @@ order_mbuf_wait(struct hgw_worker *w)
 	return m;
 }
 
+/* Claim mode on the venue's TCP: the worker's segments wait in its own
+ * TX queue until the port is done with them; take them back there. */
+static __rte_noinline struct rte_mbuf *
+dlg_mbuf_wait(struct hgw_worker *w)
+{
+	struct rte_mbuf *m;
+
+	while ((m = rte_pktmbuf_alloc(w->tx_pool)) == NULL) {
+		rte_eth_tx_done_cleanup(w->dlg_tx.port, w->dlg_tx.txq, 0);
+		w->out.tx.pool_waits++;
+		rte_pause();
+	}
+	return m;
+}
+
 static __rte_noinline struct rte_mbuf *
 order_mbuf_reclaim(struct hgw_worker *w)
 {
@@ -390,39 +405,52 @@ send_dlg(struct hgw_worker *w, struct rte_mbuf *m, uint32_t i,
 	 const struct hgw_decision *d)
 {
 	uint64_t seq = w->batch[i].seq;
-	struct rte_mbuf *sm = w->dlg_m;
-	enum hgw_tcp_dlg_res r;
-
+	uint64_t key = w->feed.sessions[w->batch[i].session].key;
 	uint32_t ref = hgw_order_user_ref(seq);
+	struct rte_mbuf *sm = w->dlg_m;
+	uint64_t r;
 
 	if (unlikely(sm == NULL))
-		sm = w->dlg_m = order_mbuf_wait(w);
+		sm = w->dlg_m = dlg_mbuf_wait(w);
 	order_fill(w, m, d, seq, w->batch[i].session);
-	/* relaxed: published by the claim's CAS (acq_rel) */
-	atomic_store_explicit(&w->shared.dlg_pending, ref,
-			      memory_order_relaxed);
-	/* a number the venue saw from an earlier run today is claimed (no
-	 * later copy goes) but not sent: handed back (n 0: CLOSED) */
-	r = hgw_tcp_dlg_send(w->dlg, &w->dlg_tx, ref,
-			     rte_pktmbuf_mtod_offset(m, const uint8_t *,
-						     HGW_UDP_TX_HDR_LEN),
-			     ref > w->dlg_floor ? HGW_SOUPBIN_HDR_LEN +
-			     HGW_OUCH_ENTER_ORDER_LEN : 0, sm);
-	if (r == HGW_TCP_DLG_LOST) {
-		w->races.lost++;
-		rte_pktmbuf_reset(m);   /* the next order's, as before */
-		/* release: as below */
-		atomic_store_explicit(&w->shared.dlg_pending, 0,
-				      memory_order_release);
-		return 0;
+	if (unlikely(ref <= w->dlg_floor || ref <= w->dlg_last)) {
+		/* a number the venue saw from an earlier run today, or one
+		 * not above this stream's last (a later feed session starts
+		 * its numbers again): never sent. Decided once by its
+		 * trigger, as claim mode's UDP orders, and handed back */
+		if (w->dedup != NULL &&
+		    !hgw_dedup_claim_count(w->dedup, &w->races, key, seq)) {
+			rte_pktmbuf_reset(m);
+			return 0;
+		}
+		if (w->dedup == NULL)
+			w->races.won++;
+		r = HGW_DLG_BY_NUMBER;
+	} else {
+		w->dlg_last = ref;
+		/* relaxed: published by the claim's CAS (acq_rel) */
+		atomic_store_explicit(&w->shared.dlg_pending, ref,
+				      memory_order_relaxed);
+		r = hgw_tcp_dlg_send(w->dlg, &w->dlg_tx, ref,
+				     rte_pktmbuf_mtod_offset(m, const uint8_t *,
+							     HGW_UDP_TX_HDR_LEN),
+				     HGW_SOUPBIN_HDR_LEN +
+				     HGW_OUCH_ENTER_ORDER_LEN, sm);
+		if (r == HGW_TCP_DLG_LOST) {
+			w->races.lost++;
+			rte_pktmbuf_reset(m);   /* the next order's */
+			/* release: as below */
+			atomic_store_explicit(&w->shared.dlg_pending, 0,
+					      memory_order_release);
+			return 0;
+		}
+		w->races.won++;
+		if (r == HGW_TCP_DLG_SENT)
+			w->dlg_m = NULL;
 	}
-	w->races.won++;
-	if (r == HGW_TCP_DLG_SENT)
-		w->dlg_m = NULL;
 	w->spare = NULL;
 	struct hgw_handoff h = {
-		.m = m, .seq = seq, .rx_tsc = w->rx_tsc,
-		.key = w->feed.sessions[w->batch[i].session].key,
+		.m = m, .seq = seq, .rx_tsc = w->rx_tsc, .key = key,
 		.tx_tsc = w->dlg_tx.tx_tsc, .sent = r,
 	};
 

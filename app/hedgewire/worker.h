@@ -186,10 +186,14 @@ struct hgw_handoff {
 	uint64_t rx_tsc;                /* its frame's arrival */
 	uint64_t key;                   /* hgw_feed_session.key */
 	/* the worker sent it itself (claim mode on the venue's TCP): when,
-	 * and enum hgw_tcp_dlg_res (0: the TX lcore sends it) */
+	 * and enum hgw_tcp_dlg_res or HGW_DLG_BY_NUMBER (0: the TX lcore
+	 * sends it) */
 	uint64_t tx_tsc;
 	uint64_t sent;
 };
+/* ... a UserRefNum at or below the day's floor, or not above the last:
+ * decided by its trigger, never sent, handed back */
+#define HGW_DLG_BY_NUMBER 4
 _Static_assert(sizeof(struct hgw_handoff) == 48, "handoff element size");
 
 /* tx-lcore mode: the TX lcore. Each worker hands its orders over its own
@@ -494,6 +498,7 @@ struct hgw_worker {
 	struct hgw_tcp_dlg_tx dlg_tx;
 	struct rte_mbuf *dlg_m;         /* the next segment's mbuf */
 	uint32_t dlg_floor;             /* UserRefNums up to it not sent */
+	uint32_t dlg_last;              /* the last offered to the claim */
 	/* tx-lcore mode: the TX lcore (out hands orders to its ring) */
 	struct hgw_txlcore *txl;
 	struct hgw_sender out;

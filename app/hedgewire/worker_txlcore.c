@@ -162,8 +162,16 @@ hgw_txlcore_dlg_taken(struct hgw_txlcore *t)
 {
 	/* acquire: pairs with the claims' CAS (acq_rel), so a worker's
 	 * note that it is claiming, stored before its claim, is seen */
-	uint32_t mark = hgw_tcp_dlg_mark(t->dlg);
+	uint32_t mark;
 
+	/* what is handed over comes off first: a worker waiting for room
+	 * on its ring holds its claim meanwhile */
+	if (t->recall_on)
+		txlcore_recall(t);
+	else
+		while (txlcore_once(t) != 0)
+			;
+	mark = hgw_tcp_dlg_mark(t->dlg);
 	for (uint32_t i = 0; i < t->nrings; i++) {
 		/* acquire: pairs with the worker's release once its claim
 		 * is on its ring (or was lost) */

@@ -115,6 +115,7 @@ struct hgw_tcp {
 	bool dlg_sealed;
 	bool dlg_hold;                  /* the user's: senders refused */
 	bool dlg_started;               /* this stream's bytes may be written */
+	uint32_t dlg_own;               /* our own reserved, not yet synced */
 	bool dlg_open;                  /* lim published open */
 	uint16_t dlg_conn;              /* the connection's tag in done, lim */
 	uint16_t dlg_ver;               /* the template's publication */
@@ -584,6 +585,16 @@ dlg_limit(const struct hgw_tcp *t)
 	return t->snd_una + w;
 }
 
+/* n bytes taken into the stream: the senders', less the owner's own */
+static void
+dlg_count(struct hgw_tcp *t, uint32_t n)
+{
+	uint32_t own = RTE_MIN(n, t->dlg_own);
+
+	t->dlg_own -= own;
+	t->st.dlg_bytes += n - own;
+}
+
 /* Take what the senders have put in the stream as sent: snd_end (and
  * snd_nxt, snd_max) up to the claim, once every byte below it is in the
  * ring; looks spin times at a sender between its claim and its commit. */
@@ -621,7 +632,7 @@ dlg_sync(struct hgw_tcp *t, unsigned int spin)
 	}
 	if (!SEQ_GT(nxt, t->snd_end))
 		return;
-	t->st.dlg_bytes += nxt - t->snd_end;
+	dlg_count(t, nxt - t->snd_end);
 	/* what the senders sent is sent; in a go-back-N output() sends it
 	 * again from the ring with the rest */
 	if (t->snd_nxt == t->snd_end)
@@ -653,7 +664,7 @@ dlg_acked(struct hgw_tcp *t, uint32_t ack)
 	      (uint32_t)atomic_load_explicit(&d->claim, memory_order_relaxed);
 	if (!SEQ_GT(ack, t->snd_max) || SEQ_GT(ack, nxt))
 		return;
-	t->st.dlg_bytes += ack - t->snd_end;
+	dlg_count(t, ack - t->snd_end);
 	if (t->snd_nxt == t->snd_end)
 		t->snd_nxt = ack;
 	t->snd_end = t->snd_max = ack;
@@ -762,6 +773,7 @@ dlg_reset(struct hgw_tcp *t)
 	t->dlg_open = false;
 	t->dlg_started = false;
 	t->dlg_sealed = false;
+	t->dlg_own = 0;
 	t->dlg_conn++;
 	t->dlg_base = t->iss + 1;
 	atomic_store_explicit(&d->done, (uint64_t)t->dlg_conn << 48,
@@ -840,6 +852,7 @@ dlg_own_send(struct hgw_tcp *t, const uint8_t *p, size_t n)
 		first = (uint32_t)n;
 	memcpy(t->snd + off, p, first);
 	memcpy(t->snd, p + first, n - first);
+	t->dlg_own += (uint32_t)n;
 	/* release: the ring's bytes before their count (dlg_sync) */
 	atomic_fetch_add_explicit(&d->done, n, memory_order_release);
 	/* in segments of the MSS; lost on the way: the RTO or duplicate

@@ -90,6 +90,18 @@ hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 	}
 	q->sent++;
 	q->bytes += n;
+	/* the caller's record of the highest reference sent (a crash after
+	 * this skips the number, one before it has not sent it). relaxed:
+	 * a mapped word for the next run, it orders nothing here */
+	if (q->floor != NULL) {
+		uint64_t fl = atomic_load_explicit(q->floor,
+						   memory_order_relaxed);
+
+		while (fl < ref &&
+		       !atomic_compare_exchange_weak_explicit(q->floor, &fl, ref,
+				memory_order_relaxed, memory_order_relaxed))
+			;
+	}
 	/* the copy the owner retransmits from */
 	off = seq & d->mask;
 	first = d->mask + 1 - off;
@@ -151,6 +163,7 @@ hgw_tcp_dlg_send(struct hgw_tcp_dlg *d, struct hgw_tcp_dlg_tx *q,
 	return HGW_TCP_DLG_SENT;
 moved:
 	/* the stream's own, or a dead stream's: not ours to send now */
+	q->tx_tsc = rte_rdtsc();
 	q->moved++;
 	rte_pktmbuf_free(m);
 	return HGW_TCP_DLG_SENT;

@@ -135,7 +135,7 @@ hw_venue() {
 	HGW_VENUE_PASSWORD=P $B/hedgewire/hedgewire "$(lcores $((nw + 2)))" --no-pci \
 		$(scripts/eal-args.sh $((mb + 400))) \
 		--file-prefix hgw-bench --log-level=error \
-		--vdev "net_pcap0,rx_pcap=$work/feed.pcap,tx_pcap=$work/out0.pcap" \
+		--vdev "net_pcap0$(for ((i = 0; i < nw; i++)); do printf ',rx_pcap=%s' "$work/feed.pcap"; done),tx_pcap=$work/out0.pcap" \
 		"${eal[@]}" -- \
 		-c conf/demo.ini --set "table.file=$work/table.tbl" \
 		--set book.instruments=4096 --set rx.burst=1 \

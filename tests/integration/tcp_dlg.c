@@ -6,6 +6,7 @@
  *   tcp-dlg [EAL args] -- --mode tcp|udp --ip A/PREFIX --peer IP:PORT
  *       [--gateway IP] [--workers W] [--orders N] [--rate PPS]
  *       [--burst B] [--refused FILE] [--owner-sleep-us U]
+ *       [--tx-times FILE]
  *
  * Port 0 (an EAL vdev) has W + 1 queue pairs: the main lcore sends on
  * TX queue 0 and polls every RX queue (net_af_packet spreads received
@@ -30,6 +31,9 @@
  * and the peer's FIN is awaited. --owner-sleep-us: the owner sleeps U us
  * between polls (it does not take a CPU from the workers: benchmarks on
  * fewer CPUs than lcores); udp: the main lcore sleeps 1 ms between looks.
+ * --tx-times (tcp): each order sent, its UserRefNum and the time just
+ * before its tx_burst (CLOCK_REALTIME ns, from its TSC and a clock read
+ * just after the send), one a line, for the peer's receive time.
  *
  * Prints "sent N lost N full N closed N tx_full N moved N", the
  * latency line (hgw_hist_print: count p50 p90 p99 p99.9 p99.99 p99.999
@@ -43,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <arpa/inet.h>
 
 #include <rte_cycles.h>
@@ -66,6 +71,7 @@
 
 struct worker {
 	unsigned int idx;
+	uint64_t *tx_ns;                /* --tx-times: by UserRefNum */
 	struct rte_mempool *pool;
 	struct hgw_tcp_dlg_tx q;
 	uint64_t udp_won, udp_lost;
@@ -80,6 +86,7 @@ static struct {
 	uint16_t peer_port;
 	unsigned int workers;
 	uint32_t orders, burst, owner_sleep_us;
+	const char *tx_times;
 	uint64_t period;                /* TSC ticks between triggers */
 	const char *refused;
 	struct hgw_tcp_dlg *dlg;
@@ -145,6 +152,17 @@ worker_main(void *arg)
 			case HGW_TCP_DLG_SENT:
 				m = NULL;
 				hgw_hist_record(&w->lat, w->q.tx_tsc - due);
+				if (w->tx_ns != NULL) {
+					struct timespec ts;
+					uint64_t now;
+
+					clock_gettime(CLOCK_REALTIME, &ts);
+					now = rte_rdtsc();
+					w->tx_ns[i] = (uint64_t)ts.tv_sec *
+						1000000000u + (uint64_t)ts.tv_nsec -
+						(uint64_t)((double)(now - w->q.tx_tsc) *
+							   1e9 / (double)rte_get_tsc_hz());
+				}
 				break;
 			case HGW_TCP_DLG_FULL:
 			case HGW_TCP_DLG_CLOSED:
@@ -191,6 +209,7 @@ parse(int argc, char **argv)
 		{ "refused", required_argument, NULL, 'f' },
 		{ "burst", required_argument, NULL, 'b' },
 		{ "owner-sleep-us", required_argument, NULL, 's' },
+		{ "tx-times", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct in_addr a;
@@ -256,6 +275,9 @@ parse(int argc, char **argv)
 		case 's':
 			g.owner_sleep_us = (uint32_t)strtoul(optarg, NULL, 10);
 			break;
+		case 't':
+			g.tx_times = optarg;
+			break;
 		default:
 			die("bad option");
 		}
@@ -265,7 +287,8 @@ parse(int argc, char **argv)
 	    g.burst == 0)
 		die("usage: --mode tcp|udp --ip A/PREFIX --peer IP:PORT "
 		    "[--gateway IP] [--workers 1-8] [--orders N] [--rate PPS] "
-		    "[--burst B] [--refused FILE] [--owner-sleep-us U]");
+		    "[--burst B] [--refused FILE] [--owner-sleep-us U] "
+		    "[--tx-times FILE]");
 	g.period = rte_get_tsc_hz() / rate;
 }
 
@@ -352,6 +375,10 @@ main(int argc, char **argv)
 						  RTE_MBUF_DEFAULT_BUF_SIZE,
 						  rte_socket_id());
 		w->refused = calloc(g.orders, sizeof(*w->refused));
+		if (g.tx_times != NULL &&
+		    (w->tx_ns = calloc((size_t)g.orders + 1,
+				       sizeof(*w->tx_ns))) == NULL)
+			die("no memory for --tx-times");
 		if (w->pool == NULL || w->refused == NULL)
 			die("no memory for a worker");
 		w->q.port = 0;
@@ -461,6 +488,19 @@ main(int argc, char **argv)
 		if (fclose(f) != 0)
 			die("cannot write --refused");
 		free(all_ref);
+	}
+	if (g.tx_times != NULL) {
+		FILE *f = fopen(g.tx_times, "w");
+
+		if (f == NULL)
+			die("cannot write --tx-times");
+		for (uint32_t i = 1; i <= g.orders; i++)
+			for (unsigned int k2 = 0; k2 < g.workers; k2++)
+				if (g.w[k2].tx_ns[i] != 0)
+					fprintf(f, "%" PRIu32 " %" PRIu64 "\n", i,
+						g.w[k2].tx_ns[i]);
+		if (fclose(f) != 0)
+			die("cannot write --tx-times");
 	}
 	if (t != NULL) {
 		hgw_tcp_report(t, tc.cksum_offload, "tcp-dlg", stdout);

@@ -9,10 +9,13 @@ and the UserRefNums strictly increasing. Writes them one a line to
 --refs.
 
   tcp_dlg_peer.py --listen IP:PORT --ready FILE --refs FILE
-      [--stall-after BYTES --stall-s S]
+      [--stall-after BYTES --stall-s S] [--rx-times FILE]
 
 --stall-after: stop reading after that many bytes for S seconds, with a
 small receive buffer, so that the window closes (a receiver that stops).
+--rx-times: each order's UserRefNum and when the kernel received it
+(SO_TIMESTAMPNS, CLOCK_REALTIME ns; the stamp of a read goes to every
+order that read completed), one order a line.
 Exit 0, or 1 naming the first packet that is not what it should be.
 """
 import argparse
@@ -38,6 +41,7 @@ def main():
     ap.add_argument('--refs', required=True)
     ap.add_argument('--stall-after', type=int, default=0)
     ap.add_argument('--stall-s', type=float, default=0)
+    ap.add_argument('--rx-times')
     a = ap.parse_args()
     host, port = a.listen.rsplit(':', 1)
     ls = socket.socket()
@@ -49,16 +53,23 @@ def main():
     with open(a.ready, 'w') as f:
         f.write('%d\n' % ls.getsockname()[1])
     s, _ = ls.accept()
+    if a.rx_times:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMPNS, 1)
     buf = bytearray()
+    stamps = []                 # (bytes received so far, kernel ns)
     stalled = False
     while True:
         if a.stall_after and not stalled and len(buf) >= a.stall_after:
             stalled = True
             time.sleep(a.stall_s)
-        d = s.recv(65536)
+        d, anc, _, _ = s.recvmsg(65536, 64)
         if not d:
             break
         buf += d
+        for lvl, typ, val in anc:
+            if lvl == socket.SOL_SOCKET and typ == socket.SO_TIMESTAMPNS:
+                sec, nsec = struct.unpack('qq', val[:16])
+                stamps.append((len(buf), sec * 10**9 + nsec))
     s.close()
     refs, off, last = [], 0, 0
     while off < len(buf):
@@ -85,6 +96,15 @@ def main():
         off += 50
     with open(a.refs, 'w') as f:
         f.writelines('%d\n' % i for i in refs)
+    if a.rx_times:
+        # packet k ends at byte 50 (k + 1): the first read that reached it
+        with open(a.rx_times, 'w') as f:
+            j = 0
+            for k, i in enumerate(refs):
+                while j < len(stamps) and stamps[j][0] < 50 * (k + 1):
+                    j += 1
+                if j < len(stamps):
+                    f.write('%d %d\n' % (i, stamps[j][1]))
     print('peer: %d orders, %d bytes%s' % (len(refs), len(buf),
           ', stalled %.1f s' % a.stall_s if stalled else ''))
     return 0

@@ -22,6 +22,9 @@
 #   dpdk-claim-kill
 #                  the same, the kill switch mid-run: every open order
 #                  cancelled, none sent after the kill
+#   dpdk-claim-restart
+#                  the same, SIGKILLed and started again on its state
+#                  file: no UserRefNum twice, those at the floor handed back
 #   dpdk-tap       the order port a TAP device (net_tap), moved into the
 #                  namespace: the segments' checksums by the port
 # Invariant in each: every order reaches the venue once, in UserRefNum
@@ -415,6 +418,41 @@ dpdk-claim-kill)
 	echo "  $(cat "$T/check3")"
 	check_ref
 	check_events --kills "$(driver_events /hgw/risk/kill,1)"
+	;;
+dpdk-claim-restart)
+	# claim mode, killed (SIGKILL) while orders flow, then started again
+	# on the same state file: each winner raised the UserRefNum floor
+	# before its send, so the restart sends no number twice, and hands
+	# back (UNSENT) the orders whose numbers are at or below it
+	net_up
+	sim_start --fill-pct 30 --cancel-on-disconnect
+	hw_claim_bg --set venue.cancel_on_disconnect=yes --set replay.pace=rate \
+		--set replay.pps=3000 --set run.stop_at_end_of_session=no
+	for ((i = 0; i < 600; i++)); do
+		grep -q '"type": "U"' "$T/sim.jsonl" 2>/dev/null && break
+		kill -0 "$HWPID" 2>/dev/null || break
+		sleep 0.05
+	done
+	sleep 0.5
+	kill -0 "$HWPID" 2>/dev/null || fail "the first run ended before the SIGKILL: $(tail -3 "$T/err")"
+	kill -KILL "$HWPID" 2>/dev/null || true
+	wait "$HWPID" 2>/dev/null || true
+	sim_settled
+	$CHECK orders "$T/sim.jsonl" >"$T/check" 2>&1 || fail "first run: $(cat "$T/check")"
+	first=$(sed -n 's/.*orders=\([0-9]*\).*/\1/p' "$T/check")
+	[ "$first" -gt 0 ] || fail "nothing sent before the SIGKILL"
+	ORDER_VDEV="net_af_packet0,iface=$VA,qpairs=3" \
+		hw --set run.dedup=claim --set venue.cancel_on_disconnect=yes \
+		--set replay.pace=rate --set replay.pps=6000
+	[ "$RC" = 0 ] || fail "restart: exit $RC: $(tail -3 "$T/err")"
+	floor=$(sed -n 's/.*UserRefNum floor \([0-9]*\),.*/\1/p' "$T/out")
+	[ "$floor" -gt 0 ] || fail "the restart did not read the floor"
+	grep -q "unsent (UserRefNum not above the last one sent today) [1-9]" "$T/out" ||
+		fail "the restart refused nothing by number: $(grep '^venue' "$T/out")"
+	# every UserRefNum once over both runs, increasing
+	check_orders
+	check_events --conns 2- --first-seq auto
+	echo "  first run sent $first before SIGKILL; restart from floor $floor sent $(vv "orders sent"), handed back by number $(grep -o 'unsent (UserRefNum not above the last one sent today) [0-9]*' "$T/out" | awk '{ print $NF }')"
 	;;
 dpdk-tap)
 	# net_tap offers IPv4 and TCP checksum offloads: the segments leave

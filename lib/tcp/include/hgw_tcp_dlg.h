@@ -92,6 +92,9 @@ struct hgw_tcp_dlg_tx {
 	 * sender is (seq_cst: a store-load pair with the owner's) */
 	alignas(HGW_CACHE_LINE_SIZE) _Atomic uint32_t busy;
 	uint16_t port, txq;
+	/* raised to each reference won with room, before its send (NULL:
+	 * none): the caller's record of the highest reference sent */
+	_Atomic uint64_t *floor;
 	uint64_t sent, bytes;           /* claims won and sent */
 	uint64_t lost;                  /* claims lost to another copy */
 	uint64_t full, closed;          /* won, no byte reserved */
