@@ -116,6 +116,7 @@ struct hgw_tcp {
 	bool dlg_hold;                  /* the user's: senders refused */
 	bool dlg_started;               /* this stream's bytes may be written */
 	uint32_t dlg_own;               /* our own reserved, not yet synced */
+	uint64_t dlg_lim_pub, dlg_aw_pub;       /* lim, ackwin as stored */
 	bool dlg_open;                  /* lim published open */
 	uint16_t dlg_conn;              /* the connection's tag in done, lim */
 	uint16_t dlg_ver;               /* the template's publication */
@@ -254,6 +255,15 @@ dlg_lim(const struct hgw_tcp *t, bool open, uint32_t limit)
 	       (uint64_t)t->dlg_conn << 32 | limit;
 }
 
+/* Store the limit word (with the order the caller names), and keep what
+ * was stored: dlg_publish stores it again only when it moved enough. */
+static void
+dlg_store_lim(struct hgw_tcp *t, uint64_t l, memory_order mo)
+{
+	atomic_store_explicit(&t->dlg->lim, l, mo);
+	t->dlg_lim_pub = l;
+}
+
 /* The senders refused at once: the connection is gone (delegated sends,
  * hgw_tcp_dlg.h). */
 static void
@@ -262,8 +272,7 @@ dlg_shut(struct hgw_tcp *t)
 	if (t->dlg == NULL || !t->dlg_open)
 		return;
 	/* release: as every store of the limit (dlg_publish) */
-	atomic_store_explicit(&t->dlg->lim, dlg_lim(t, false, 0),
-			      memory_order_release);
+	dlg_store_lim(t, dlg_lim(t, false, 0), memory_order_release);
 	t->dlg_open = false;
 }
 
@@ -572,6 +581,11 @@ output(struct hgw_tcp *t)
 
 #define DLG_SPIN 256            /* looks at a sender's commit (a few us) */
 #define DLG_SEQ 0xffffffffull
+/* the limit and the ACK word are stored again once they moved this much
+ * (or the room published runs low): an older one is safe (less room; an
+ * ACK and window from one earlier moment, whose right edge the receive
+ * ring still holds) and a store costs every sender a cache miss */
+#define DLG_PUB_STEP 4096
 
 /* How far anybody may send: the peer's window and the congestion window
  * from the first byte not acknowledged, never past the ring. */
@@ -718,8 +732,7 @@ dlg_publish(struct hgw_tcp *t)
 		/* relaxed, then the fence: a sender that reads any of the
 		 * words below reads the limit closed (or the next
 		 * publication) after its own fence */
-		atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
-				      memory_order_relaxed);
+		dlg_store_lim(t, dlg_lim(t, false, 0), memory_order_relaxed);
 		atomic_thread_fence(memory_order_release);
 		memset(h, 0, sizeof(h));
 		memcpy(h, t->hdr, HDRS);
@@ -745,14 +758,37 @@ dlg_publish(struct hgw_tcp *t)
 	 * them until a keepalive) */
 	if (t->snd_wnd == 0 && t->persist_at == 0)
 		t->persist_at = t->now + t->rto;
-	/* relaxed: published by the release of lim below */
-	atomic_store_explicit(&d->ackwin, (uint64_t)wf << 32 | t->rcv_nxt,
-			      memory_order_relaxed);
+	uint64_t aw = (uint64_t)wf << 32 | t->rcv_nxt;
+	uint64_t l;
+	bool fresh;
+
 	open = !t->dlg_hold;
-	/* release: the template and the ACK word above happen-before what
-	 * a sender builds after its acquire of this */
-	atomic_store_explicit(&d->lim, dlg_lim(t, open, dlg_limit(t)),
-			      memory_order_release);
+	l = dlg_lim(t, open, dlg_limit(t));
+	/* the open bit, the template or the connection changed */
+	fresh = (l ^ t->dlg_lim_pub) >> 32 != 0;
+	/* (a window that shrank needs no store: the right edge published
+	 * is still within the ring) */
+	if (fresh || (uint32_t)aw - (uint32_t)t->dlg_aw_pub >= DLG_PUB_STEP ||
+	    wf > (t->dlg_aw_pub >> 32) + (t->dlg_aw_pub >> 34) + 1) {
+		/* relaxed: published by the release of lim below */
+		atomic_store_explicit(&d->ackwin, aw, memory_order_relaxed);
+		t->dlg_aw_pub = aw;
+		fresh = true;
+	}
+	if (!fresh) {
+		/* relaxed: a snapshot of where the senders are */
+		uint32_t at = (uint32_t)atomic_load_explicit(&d->claim,
+							     memory_order_relaxed);
+
+		fresh = (uint32_t)l - (uint32_t)t->dlg_lim_pub >= DLG_PUB_STEP ||
+			SEQ_LT((uint32_t)t->dlg_lim_pub, at + 4 * DLG_PUB_STEP) ||
+			SEQ_LT((uint32_t)l, (uint32_t)t->dlg_lim_pub);
+	}
+	if (fresh) {
+		/* release: the template and the ACK word above happen-before
+		 * what a sender builds after its acquire of this */
+		dlg_store_lim(t, l, memory_order_release);
+	}
 	t->dlg_open = open;
 }
 
@@ -768,8 +804,7 @@ dlg_reset(struct hgw_tcp *t)
 	if (d == NULL)
 		return;
 	/* relaxed: both published by the claim's release below */
-	atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
-			      memory_order_relaxed);
+	dlg_store_lim(t, dlg_lim(t, false, 0), memory_order_relaxed);
 	t->dlg_open = false;
 	t->dlg_started = false;
 	t->dlg_sealed = false;
@@ -802,8 +837,7 @@ dlg_seal(struct hgw_tcp *t)
 	if (d == NULL || t->dlg_sealed)
 		return;
 	/* relaxed: published by the claim's release below */
-	atomic_store_explicit(&d->lim, dlg_lim(t, false, 0),
-			      memory_order_relaxed);
+	dlg_store_lim(t, dlg_lim(t, false, 0), memory_order_relaxed);
 	t->dlg_open = false;
 	c = atomic_load_explicit(&d->claim, memory_order_relaxed);
 	/* release: as in dlg_reset */
@@ -880,7 +914,7 @@ hgw_tcp_dlg_attach(struct hgw_tcp *t, struct hgw_tcp_dlg *d, uint32_t ref0)
 	d->ring = t->snd;
 	d->mask = t->snd_mask;
 	d->cksum_offload = t->cfg.cksum_offload;
-	atomic_store_explicit(&d->lim, 0, memory_order_relaxed);
+	dlg_store_lim(t, 0, memory_order_relaxed);
 	atomic_store_explicit(&d->done, 0, memory_order_relaxed);
 	atomic_store_explicit(&d->ackwin, 0, memory_order_relaxed);
 	/* relaxed: the senders start after this (their launch publishes) */

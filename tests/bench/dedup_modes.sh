@@ -32,7 +32,12 @@
 #                namespace, the main lcore owning the connection (polling
 #                every 20 us: it does not take a CPU from the workers);
 #                due time -> tx_burst (no parsing, no book, no table: the
-#                rows to compare are dlg-udp and dlg-tcp)
+#                rows to compare are dlg-udp and dlg-tcp); dlg-tcp-peer:
+#                the peer's receive time of the dlg-tcp orders that end a
+#                read of the peer (its
+#                kernel's SO_TIMESTAMPNS) less the time just before the
+#                winner's tx_burst (CLOCK_REALTIME from the TSC), 2
+#                workers: what the wire and the peer's TCP add
 # Rounds are interleaved (mode A, B, ... then again) so drift hits every
 # mode alike; the best and median round of each percentile are printed.
 # On a 2-vCPU machine, tx-lcore with 2 workers runs 3 busy lcores on 2
@@ -168,7 +173,8 @@ hw_dlg() {
 	if [ "$mode" = tcp ]; then
 		ip netns exec "$ns" python3 tests/integration/tcp_dlg_peer.py \
 			--listen 10.79.0.2:26401 --ready "$work/dport" \
-			--refs "$work/drefs" >"$work/dpeer.out" 2>&1 &
+			--refs "$work/drefs" --rx-times "$work/drx" \
+			>"$work/dpeer.out" 2>&1 &
 		pid=$!
 		for ((i = 0; i < 100; i++)); do [ -s "$work/dport" ] && break; sleep 0.05; done
 	fi
@@ -178,9 +184,25 @@ hw_dlg() {
 		--vdev "net_af_packet0,iface=hgwbench$$a,qpairs=$((n + 1))" -- \
 		--mode "$mode" --ip 10.79.0.1/24 --peer 10.79.0.2:26401 \
 		--workers "$n" --orders $dlg_n --rate $dlg_pps \
-		--owner-sleep-us 20 >"$work/dlg" 2>&1 || echo "tcp-dlg failed: $(tail -2 "$work/dlg")" >&2
+		--owner-sleep-us 20 ${pid:+--tx-times "$work/dtx"} >"$work/dlg" 2>&1 ||
+		echo "tcp-dlg failed: $(tail -2 "$work/dlg")" >&2
 	[ -z "$pid" ] || wait "$pid" 2>/dev/null || true
 	sed -n "s/^ *claim-$mode: //p" "$work/dlg"
+}
+
+# The peer's receive time less the send time of each order of the last
+# dlg-tcp run, as a hgw_hist_print line (count, percentiles, max; ns)
+dlg_peer() {
+	python3 - "$work/dtx" "$work/drx" <<'PY'
+import sys
+tx = dict(map(int, l.split()) for l in open(sys.argv[1]))
+d = sorted(ns - tx[r] for r, ns in (map(int, l.split()) for l in open(sys.argv[2])) if r in tx)
+if not d:
+    sys.exit(0)
+q = lambda p: d[min(len(d) - 1, int(p * len(d)))]
+print('count %d p50 %d p90 %d p99 %d p99.9 %d p99.99 %d max %d' %
+      (len(d), q(.5), q(.9), q(.99), q(.999), q(.9999), d[-1]))
+PY
 }
 
 # The filter's own hop, on the copies the downstream run left.
@@ -203,7 +225,7 @@ if [ $venue = 1 ] && [ "$(id -u)" = 0 ] && command -v ethtool >/dev/null; then
 	vdpdk=1
 	modes+=" venue-dpdk venue-dpdk-send"
 	modes+=" venue-dpdk-claim/1 venue-dpdk-claim"
-	[ ! -x build/tests/integration/tcp-dlg ] || modes+=" dlg-udp/1 dlg-tcp/1 dlg-udp dlg-tcp"
+	[ ! -x build/tests/integration/tcp-dlg ] || modes+=" dlg-udp/1 dlg-tcp/1 dlg-udp dlg-tcp dlg-tcp-peer"
 	trap 'netns_down; rm -rf "$work"' EXIT
 	netns_up
 fi
@@ -228,6 +250,7 @@ for ((r = 1; r <= rounds; r++)); do
 			hw_dlg tcp 1 >"$work/r$r.dlg-tcp_1"
 			hw_dlg udp 2 >"$work/r$r.dlg-udp"
 			hw_dlg tcp 2 >"$work/r$r.dlg-tcp"
+			dlg_peer >"$work/r$r.dlg-tcp-peer"
 		fi
 	fi
 	echo "round $r done"
@@ -267,4 +290,5 @@ echo "downstream-hop: hgw-dedup's rx_burst -> tx_burst on those copies, replayed
 [ $vdpdk = 1 ] || echo "venue-dpdk: skipped (needs root, ethtool and the simulator)"
 [ $vdpdk = 0 ] || echo "venue-dpdk-claim: claim mode on hedgewire's TCP, 2 workers (/1: 1), each winner sending its own segment: arrival -> its tx_burst."
 [ $vdpdk = 0 ] || echo "dlg-udp, dlg-tcp: tcp-dlg, $dlg_n orders at $dlg_pps/s, due time -> tx_burst of the winner (2 workers; /1: 1)."
+[ $vdpdk = 0 ] || echo "dlg-tcp-peer: the peer's kernel receive time (SO_TIMESTAMPNS) less the time just before the winner's tx_burst, per order of dlg-tcp."
 [ "$ncpu" -ge 4 ] || echo "note: $ncpu CPUs: tx-lcore with 2 workers time-shares 3 busy lcores on $ncpu CPUs."

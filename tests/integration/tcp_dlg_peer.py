@@ -13,9 +13,10 @@ and the UserRefNums strictly increasing. Writes them one a line to
 
 --stall-after: stop reading after that many bytes for S seconds, with a
 small receive buffer, so that the window closes (a receiver that stops).
---rx-times: each order's UserRefNum and when the kernel received it
-(SO_TIMESTAMPNS, CLOCK_REALTIME ns; the stamp of a read goes to every
-order that read completed), one order a line.
+--rx-times: when the kernel received an order (SO_TIMESTAMPNS,
+CLOCK_REALTIME ns) and its UserRefNum, one a line, for each read that
+ended with a whole order (a read's stamp is its last segment's; the
+orders before it in the same read are left out).
 Exit 0, or 1 naming the first packet that is not what it should be.
 """
 import argparse
@@ -25,6 +26,8 @@ import sys
 import time
 
 ENTER = struct.Struct('>cIcI8sQccccc14sH')   # 47 bytes
+# Linux's SO_TIMESTAMPNS (asm-generic/socket.h), where Python lacks it
+SO_TIMESTAMPNS = getattr(socket, 'SO_TIMESTAMPNS', 35)
 
 
 def expected(i):
@@ -54,7 +57,7 @@ def main():
         f.write('%d\n' % ls.getsockname()[1])
     s, _ = ls.accept()
     if a.rx_times:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_TIMESTAMPNS, 1)
+        s.setsockopt(socket.SOL_SOCKET, SO_TIMESTAMPNS, 1)
     buf = bytearray()
     stamps = []                 # (bytes received so far, kernel ns)
     stalled = False
@@ -67,7 +70,7 @@ def main():
             break
         buf += d
         for lvl, typ, val in anc:
-            if lvl == socket.SOL_SOCKET and typ == socket.SO_TIMESTAMPNS:
+            if lvl == socket.SOL_SOCKET and typ == SO_TIMESTAMPNS:
                 sec, nsec = struct.unpack('qq', val[:16])
                 stamps.append((len(buf), sec * 10**9 + nsec))
     s.close()
@@ -97,14 +100,13 @@ def main():
     with open(a.refs, 'w') as f:
         f.writelines('%d\n' % i for i in refs)
     if a.rx_times:
-        # packet k ends at byte 50 (k + 1): the first read that reached it
+        # a read's stamp is its last segment's: it goes to the last order
+        # that read completed only (orders before it in the same read
+        # came earlier; they are left out)
         with open(a.rx_times, 'w') as f:
-            j = 0
-            for k, i in enumerate(refs):
-                while j < len(stamps) and stamps[j][0] < 50 * (k + 1):
-                    j += 1
-                if j < len(stamps):
-                    f.write('%d %d\n' % (i, stamps[j][1]))
+            for end, ns in stamps:
+                if end % 50 == 0 and end // 50 <= len(refs):
+                    f.write('%d %d\n' % (refs[end // 50 - 1], ns))
     print('peer: %d orders, %d bytes%s' % (len(refs), len(buf),
           ', stalled %.1f s' % a.stall_s if stalled else ''))
     return 0

@@ -72,10 +72,13 @@ struct hgw_tcp_dlg {
 	 * and the connection's generation (high 16): a sender adds its
 	 * bytes only while the generation is its claim's */
 	alignas(HGW_CACHE_LINE_SIZE) _Atomic uint64_t done;
-	/* written by the owner only, read by every sender */
+	/* written by the owner only, read by every sender; stored only when
+	 * they moved enough to matter (tcp.c dlg_publish), so that a
+	 * sender's read finds the line in its cache */
 	alignas(HGW_CACHE_LINE_SIZE) _Atomic uint64_t lim;
 	_Atomic uint64_t ackwin;        /* ACK (low 32) | window field (32..47) */
-	_Atomic uint64_t hdr[7];        /* the header template, 56 bytes */
+	/* the header template, 56 bytes: written at a connection's start */
+	alignas(HGW_CACHE_LINE_SIZE) _Atomic uint64_t hdr[7];
 	/* set once before the senders start */
 	uint8_t *ring;                  /* the send ring (owner's) */
 	uint32_t mask;                  /* its size - 1 */
