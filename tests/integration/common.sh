@@ -75,6 +75,44 @@ netns_add() {
 	ip link set "$2" up
 }
 
+# veth_ns NS VA VB IP [forwarder options]: the network namespace NS and a
+# veth pair, VA here and VB (IP/24) in NS; with options, two pairs and
+# tests/integration/tcp_fault_fwd.py between them in NS (its pid in
+# FWDPID, its counts in $T/fwd.stats). VB's checksums are filled in by
+# the kernel (offloaded to a veth, they would reach a raw socket under
+# net_af_packet unfilled).
+veth_ns() {
+	local ns=$1 va=$2 vb=$3 ip=$4 i
+	shift 4
+	if [ $# -eq 0 ]; then
+		netns_add "$ns" "$va" "$vb"
+	else
+		netns_add "$ns" "$va" "${va}f"
+		ip netns exec "$ns" ip link add "${va}g" type veth peer name "$vb" || fail "ip link add veth (2)"
+		ip netns exec "$ns" ip link set "${va}f" up
+		ip netns exec "$ns" ip link set "${va}g" up
+		ip netns exec "$ns" sysctl -qw "net.ipv6.conf.${va}f.disable_ipv6=1" "net.ipv6.conf.${va}g.disable_ipv6=1"
+	fi
+	ip netns exec "$ns" ip addr add "$ip/24" dev "$vb"
+	ip netns exec "$ns" ip link set "$vb" up
+	ip netns exec "$ns" ethtool -K "$vb" tx off >/dev/null
+	[ $# -ne 0 ] || return 0
+	ip netns exec "$ns" ethtool -K "${va}f" tx off >/dev/null
+	ip netns exec "$ns" ethtool -K "${va}g" tx off >/dev/null
+	rm -f "$T/fwd.ready"
+	ip netns exec "$ns" nice -n -10 python3 "$SRCDIR/tests/integration/tcp_fault_fwd.py" "${va}f" "${va}g" \
+		--ready-file "$T/fwd.ready" --stats-file "$T/fwd.stats" "$@" \
+		>"$T/fwd.out" 2>&1 &
+	FWDPID=$!
+	PIDS+=("$FWDPID")
+	for ((i = 0; i < 600; i++)); do
+		[ -s "$T/fwd.ready" ] && break
+		kill -0 "$FWDPID" 2>/dev/null || fail "forwarder: $(cat "$T/fwd.out")"
+		sleep 0.05
+	done
+	[ -s "$T/fwd.ready" ] || fail "the forwarder did not start"
+}
+
 # run_hw LCORES VDEV [app args...]: runs hedgewire, output in $T/out,
 # stderr in $T/err; returns its exit status. LCORES is one EAL argument:
 # "-l0-1", or "--lcores=0@0,1@1,2@1" for more lcores than CPUs.

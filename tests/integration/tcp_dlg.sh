@@ -35,33 +35,10 @@ diag() {
 }
 FAIL_DIAG=diag
 
-# net_up [forwarder options]: as venue_dpdk.sh's
+# net_up [forwarder options]: the namespace, the veth pair (and the
+# forwarder between two, with options)
 net_up() {
-	if [ $# -eq 0 ]; then
-		netns_add "$NS" "$VA" "$VB"
-	else
-		netns_add "$NS" "$VA" "${VA}f"
-		nsx ip link add "${VA}g" type veth peer name "$VB" || fail "ip link add veth (2)"
-		nsx ip link set "${VA}f" up
-		nsx ip link set "${VA}g" up
-		nsx sysctl -qw "net.ipv6.conf.${VA}f.disable_ipv6=1" "net.ipv6.conf.${VA}g.disable_ipv6=1"
-		nsx ethtool -K "${VA}f" tx off >/dev/null
-		nsx ethtool -K "${VA}g" tx off >/dev/null
-		ip netns exec "$NS" nice -n -10 python3 "$SRCDIR/tests/integration/tcp_fault_fwd.py" "${VA}f" "${VA}g" \
-			--ready-file "$T/fwd.ready" --stats-file "$T/fwd.stats" "$@" \
-			>"$T/fwd.out" 2>&1 &
-		FWDPID=$!
-		PIDS+=("$FWDPID")
-		for ((i = 0; i < 600; i++)); do
-			[ -s "$T/fwd.ready" ] && break
-			kill -0 "$FWDPID" 2>/dev/null || fail "forwarder: $(cat "$T/fwd.out")"
-			sleep 0.05
-		done
-		[ -s "$T/fwd.ready" ] || fail "the forwarder did not start"
-	fi
-	nsx ip addr add "$PEER_IP/24" dev "$VB"
-	nsx ip link set "$VB" up
-	nsx ethtool -K "$VB" tx off >/dev/null
+	veth_ns "$NS" "$VA" "$VB" "$PEER_IP" "$@"
 }
 
 # peer_start [options]: the peer, listening once it wrote its ready file

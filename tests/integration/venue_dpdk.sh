@@ -50,36 +50,7 @@ SIM_LISTEN="$SIM_IP:0"
 # net_up [forwarder options]: the namespace and the veth pair; with
 # options, two pairs and tcp_fault_fwd.py between them in the namespace
 net_up() {
-	if [ $# -eq 0 ]; then
-		netns_add "$NS" "$VA" "$VB"
-	else
-		netns_add "$NS" "$VA" "${VA}f"
-		nsx ip link add "${VA}g" type veth peer name "$VB" || fail "ip link add veth (2)"
-		nsx ip link set "${VA}f" up
-		nsx ip link set "${VA}g" up
-		nsx sysctl -qw "net.ipv6.conf.${VA}f.disable_ipv6=1" "net.ipv6.conf.${VA}g.disable_ipv6=1"
-	fi
-	nsx ip addr add "$SIM_IP/24" dev "$VB"
-	nsx ip link set "$VB" up
-	# the kernel fills in its checksums (offloaded to a veth, they would
-	# reach the raw socket under net_af_packet unfilled)
-	nsx ethtool -K "$VB" tx off >/dev/null
-	if [ $# -ne 0 ]; then
-		nsx ethtool -K "${VA}f" tx off >/dev/null
-		nsx ethtool -K "${VA}g" tx off >/dev/null
-		rm -f "$T/fwd.ready"
-		ip netns exec "$NS" nice -n -10 python3 "$SRCDIR/tests/integration/tcp_fault_fwd.py" "${VA}f" "${VA}g" \
-			--ready-file "$T/fwd.ready" --stats-file "$T/fwd.stats" "$@" \
-			>"$T/fwd.out" 2>&1 &
-		FWDPID=$!
-		PIDS+=("$FWDPID")
-		for ((i = 0; i < 600; i++)); do
-			[ -s "$T/fwd.ready" ] && break
-			kill -0 "$FWDPID" 2>/dev/null || fail "forwarder: $(cat "$T/fwd.out")"
-			sleep 0.05
-		done
-		[ -s "$T/fwd.ready" ] || fail "the forwarder did not start"
-	fi
+	veth_ns "$NS" "$VA" "$VB" "$SIM_IP" "$@"
 }
 
 # on a failure: hedgewire's session and TCP lines, its last errors, the
@@ -417,16 +388,7 @@ dpdk-claim-kill)
 	driven $! hw_claim_bg --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "exit $RC: $(tail -3 "$T/err")"
 	grep -q "^venue: claim mode" "$T/out" || fail "no claim mode line"
-	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
-	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
-	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
-	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
-	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
-	$CHECK kill "$T/sim.jsonl" >"$T/check3" 2>&1 || fail "$(cat "$T/check3")"
-	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
-	echo "  $(cat "$T/check3")"
-	check_ref
-	check_events --kills "$(driver_events /hgw/risk/kill,1)"
+	kill_checks
 	;;
 dpdk-claim-restart)
 	# claim mode, killed (SIGKILL) while orders flow, then started again

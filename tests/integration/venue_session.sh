@@ -125,6 +125,24 @@ driver_events() {
 	grep -c "^$1 .*\"event\"" "$T/driver.out" || true
 }
 
+# kill_checks: after a run with the telemetry driver's kill,1: cancels
+# sent, each at the simulator and answered as the summary says, every
+# order open at the venue cancelled and none entered after the kill, the
+# reference and the events
+kill_checks() {
+	local cs vc
+	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
+	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
+	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
+	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
+	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
+	$CHECK kill "$T/sim.jsonl" >"$T/check3" 2>&1 || fail "$(cat "$T/check3")"
+	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
+	echo "  $(cat "$T/check3")"
+	check_ref
+	check_events --kills "$(driver_events /hgw/risk/kill,1)"
+}
+
 # vv KEY: a number from the summary's "venue: ..." lines ("KEY N")
 vv() {
 	grep '^venue: ' "$T/out" | grep -o "$1 [0-9]*" | head -1 | awk '{ print $NF }'
@@ -422,17 +440,7 @@ kill)
 	PIDS+=($!)
 	driven $! hw_bg --set replay.pace=rate --set replay.pps=3000
 	[ "$RC" = 0 ] || fail "exit $RC: $(cat "$T/err")"
-	cs=$(vv "cancels sent") vc=$(vv "cancelled by the venue after a kill")
-	[ "$cs" -gt 0 ] || fail "no cancels sent: $(grep '^venue' "$T/out"); driver: $(cat "$T/driver.out")"
-	$CHECK cancels "$T/sim.jsonl" >"$T/check" 2>&1 || fail "$(cat "$T/check")"
-	expect_eq "cancels the simulator got" "$(sed -n 's/.*cancels=\([0-9]*\).*/\1/p' "$T/check")" "$cs"
-	expect_eq "cancelled answers" "$(sed -n 's/.*canceled=\([0-9]*\).*/\1/p' "$T/check")" "$vc"
-	# every order open at the venue cancelled, no order after the kill
-	$CHECK kill "$T/sim.jsonl" >"$T/check3" 2>&1 || fail "$(cat "$T/check3")"
-	echo "  cancels sent $cs, cancelled by the venue $vc; simulator: $(cat "$T/check")"
-	echo "  $(cat "$T/check3")"
-	check_ref
-	check_events --kills "$(driver_events /hgw/risk/kill,1)"
+	kill_checks
 	;;
 kill-unanswered)
 	# the venue stops reading for good after 100 orders, and then the
