@@ -22,6 +22,9 @@
 #   dpdk-claim-kill
 #                  the same, the kill switch mid-run: every open order
 #                  cancelled, none sent after the kill
+#   dpdk-claim-reset
+#                  the same, a RST in a burst: a new stream after the
+#                  reconnect, the orders on the dead one never at the venue
 #   dpdk-claim-restart
 #                  the same, SIGKILLed and started again on its state
 #                  file: no UserRefNum twice, those at the floor handed back
@@ -299,6 +302,23 @@ dpdk-reset)
 	grep -q "^venue: tcp (dpdk) connection failed (reset by the peer) [1-9]" "$T/out" ||
 		fail "the reset not named: $(grep '^venue: tcp' "$T/out")"
 	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill after the reset"
+	;;
+dpdk-claim-reset)
+	# claim mode, a RST in a burst: the workers' claims on the dead
+	# connection go nowhere, a lost session (the kill), the venue's
+	# cancel-on-disconnect, a new connection (a new stream for the
+	# claims) and login
+	net_up
+	sim_start --fill-pct 30 --reset-after 40 --cancel-on-disconnect
+	ORDER_VDEV="net_af_packet0,iface=$VA,qpairs=3" \
+		hw --set run.dedup=claim --set venue.cancel_on_disconnect=yes \
+		--set venue.reconnect_ms=50 --set replay.pace=rate --set replay.pps=3000
+	check_all 40 lost
+	[ "$(vv logins)" -ge 2 ] || fail "no login after the reset"
+	grep -q "^venue: tcp (dpdk) connection failed (reset by the peer) [1-9]" "$T/out" ||
+		fail "the reset not named: $(grep '^venue: tcp' "$T/out")"
+	[ "$(vv "session-lost kills")" -ge 1 ] || fail "no kill after the reset"
+	grep -q "^venue: claim mode" "$T/out" || fail "no claim mode line"
 	;;
 dpdk-peer-restart)
 	# the venue's process killed in the middle of the orders and started
