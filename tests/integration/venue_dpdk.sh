@@ -22,6 +22,9 @@
 #   dpdk-claim-kill
 #                  the same, the kill switch mid-run: every open order
 #                  cancelled, none sent after the kill
+#   dpdk-claim-loss5, dpdk-claim-dupreorder
+#                  the same, with the faults of dpdk-loss5 and
+#                  dpdk-dupreorder
 #   dpdk-claim-reset
 #                  the same, a RST in a burst: a new stream after the
 #                  reconnect, the orders on the dead one never at the venue
@@ -409,6 +412,33 @@ dpdk-claim-kill)
 	[ "$RC" = 0 ] || fail "exit $RC: $(tail -3 "$T/err")"
 	grep -q "^venue: claim mode" "$T/out" || fail "no claim mode line"
 	kill_checks
+	;;
+dpdk-claim-loss5 | dpdk-claim-dupreorder)
+	# claim mode, 5% of the segments dropped each way (nftables), or
+	# duplicated and reordered both ways (a forwarder): the workers'
+	# segments sent again by the TX lcore from the ring; a claim that
+	# finds no room while the windows recover is handed back
+	if [ "$SCENARIO" = dpdk-claim-loss5 ]; then
+		net_up
+		sim_start --fill-pct 30
+		nft_loss 5
+	else
+		net_up --dup 5 --reorder 5 --seed 7
+		sim_start --fill-pct 30
+	fi
+	ORDER_VDEV="net_af_packet0,iface=$VA,qpairs=3" \
+		hw --set run.dedup=claim --set replay.pace=rate --set replay.pps=3000 \
+		--set venue.reconnect_ms=50
+	check_all 100 refused
+	[ "$(tv "retransmitted bytes")" -gt 0 ] || [ "$SCENARIO" = dpdk-claim-dupreorder ] ||
+		fail "no retransmission after the drops"
+	if [ "$SCENARIO" = dpdk-claim-loss5 ]; then
+		echo "  nftables dropped $(nft_dropped in_dropped) segments to the venue, $(nft_dropped out_dropped) from it"
+	else
+		kill -TERM "$FWDPID"; wait "$FWDPID" 2>/dev/null || true
+		echo "  forwarder: $(tr '\n' ' ' <"$T/fwd.stats")"
+	fi
+	echo "  $(grep '^venue: claim mode' "$T/out")"
 	;;
 dpdk-claim-restart)
 	# claim mode, killed (SIGKILL) while orders flow, then started again
