@@ -369,13 +369,14 @@ dpdk-peer-restart)
 dpdk-claim)
 	net_up
 	# claim mode needs hedgewire's TCP, and no caps
-	for bad in "venue.stack=kernel:with [run] dedup = claim needs [venue] stack = dpdk" \
-		   "venue.max_orders_per_sec=10:max_orders_per_sec = 10 with [run] dedup = claim"; do
-		PORT=1 hw --set run.dedup=claim --set "${bad%%:*}"
-		[ "$RC" = 1 ] && grep -qF "${bad#*:}" "$T/err" ||
-			fail "--set ${bad%%:*}: exit $RC, $(tail -1 "$T/err")"
+	for bad in "venue.stack=kernel|with [run] dedup = claim needs [venue] stack = dpdk" \
+		   "venue.max_orders_per_sec=10|max_orders_per_sec = 10 with [run] dedup = claim" \
+		   "recovery.server=10.78.0.2:9000|[recovery] server with [run] dedup = claim and [venue] stack = dpdk"; do
+		PORT=1 hw --set run.dedup=claim --set "${bad%%|*}"
+		[ "$RC" = 1 ] && grep -qF "${bad#*|}" "$T/err" ||
+			fail "--set ${bad%%|*}: exit $RC, $(tail -1 "$T/err")"
 	done
-	echo "  claim mode on the kernel's socket, and with caps, refused at start-up"
+	echo "  claim mode on the kernel's socket, with caps, and with a recovery server, refused at start-up"
 	sim_start --fill-pct 30
 	capture_start
 	# three queue pairs: the TX lcore's and one per worker
