@@ -157,20 +157,28 @@ txlcore_kill_check(struct hgw_txlcore *t)
 		hgw_venue_kill(t->venue, t);
 }
 
-int
-hgw_txlcore_dlg_taken(struct hgw_txlcore *t)
+/* Everything the rings hold, off them: recalled during a kill's recall,
+ * else taken. */
+static void
+txlcore_drain(struct hgw_txlcore *t)
 {
-	/* acquire: pairs with the claims' CAS (acq_rel), so a worker's
-	 * note that it is claiming, stored before its claim, is seen */
-	uint32_t mark;
-
-	/* what is handed over comes off first: a worker waiting for room
-	 * on its ring holds its claim meanwhile */
 	if (t->recall_on)
 		txlcore_recall(t);
 	else
 		while (txlcore_once(t) != 0)
 			;
+}
+
+int
+hgw_txlcore_dlg_taken(struct hgw_txlcore *t)
+{
+	uint32_t mark;
+
+	/* what is handed over comes off first: a worker waiting for room
+	 * on its ring holds its claim meanwhile */
+	txlcore_drain(t);
+	/* (acquire: pairs with the claims' CAS, acq_rel, so a worker's note
+	 * that it is claiming, stored before its claim, is seen below) */
 	mark = hgw_tcp_dlg_mark(t->dlg);
 	for (uint32_t i = 0; i < t->nrings; i++) {
 		/* acquire: pairs with the worker's release once its claim
@@ -182,11 +190,7 @@ hgw_txlcore_dlg_taken(struct hgw_txlcore *t)
 			return 0;
 	}
 	/* every claim up to the mark is on a ring: take them all */
-	if (t->recall_on)
-		txlcore_recall(t);
-	else
-		while (txlcore_once(t) != 0)
-			;
+	txlcore_drain(t);
 	return 1;
 }
 
